@@ -1,0 +1,10 @@
+"""gaze: diagnose failures in generated robot-manipulation videos."""
+
+import os as _os
+
+__version__ = "0.1.0"
+
+# OpenCV's FFmpeg backend prints its own diagnostics to stderr ("moov atom not found", ...);
+# gaze reports bad input in one line of its own. These must be set before cv2 is first imported.
+_os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
+_os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")

@@ -1,0 +1,5 @@
+"""`python -m gaze` is the `gaze` command."""
+
+from gaze.cli.main import main
+
+main()

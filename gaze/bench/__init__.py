@@ -1,0 +1,1 @@
+"""Benchmark tooling: manifests, batch runs, baselines, leaderboards, the synthetic clip forge."""

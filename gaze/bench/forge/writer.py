@@ -1,0 +1,45 @@
+"""Writing frames to a video file atomically (a temp file in the same folder, then rename)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
+
+FOURCC = {".mp4": "mp4v", ".avi": "MJPG", ".mkv": "MJPG", ".webm": "VP80"}
+
+
+def write_video(frames: list[np.ndarray], path: Path, fps: float) -> None:
+    """Write BGR frames; .mp4/.avi/.mkv/.webm through FFmpeg, .gif as an animation."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    fd, tmp_name = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=path.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        if suffix == ".gif":
+            anim = cv2.Animation()
+            anim.frames = list(frames)
+            anim.durations = [round(1000 / fps)] * len(frames)
+            if not cv2.imwriteanimation(str(tmp), anim):
+                raise OSError(f"could not write {path}")
+        elif suffix in FOURCC:
+            height, width = frames[0].shape[:2]
+            writer = cv2.VideoWriter(
+                str(tmp), cv2.VideoWriter.fourcc(*FOURCC[suffix]), fps, (width, height)
+            )
+            if not writer.isOpened():
+                raise OSError(f"could not open a video writer for {path}")
+            for frame in frames:
+                writer.write(frame)
+            writer.release()
+        else:
+            raise ValueError(f"unsupported video suffix {suffix!r}")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

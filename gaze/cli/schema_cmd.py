@@ -1,0 +1,81 @@
+"""`gaze schema [--json]`: the failure codebook."""
+
+from __future__ import annotations
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from gaze.cli.options import print_json
+from gaze.schema.codebook import LoadedCodebook, load_codebook
+
+
+def codebook_json(loaded: LoadedCodebook) -> dict:
+    book = loaded.codebook
+    return {
+        "version": book.version,
+        "hash": loaded.hash,
+        "dimensions": [
+            {
+                "name": dim.name,
+                "group": dim.group,
+                "types": [
+                    t.model_dump(
+                        include={
+                            "name",
+                            "definition",
+                            "exclusion_rule",
+                            "default_severity",
+                            "evidence_limiting",
+                            "residual",
+                        }
+                    )
+                    for t in dim.types
+                ],
+            }
+            for dim in book.dimensions
+        ],
+        "severity_rubric": [lvl.model_dump() for lvl in book.severity_rubric],
+    }
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the codebook as JSON.")
+def schema(as_json: bool) -> None:
+    """Show the failure codebook (30 types in 6 dimensions) and the severity rubric."""
+    loaded = load_codebook()
+    if as_json:
+        print_json(codebook_json(loaded))
+        return
+    console = Console()
+    book = loaded.codebook
+    console.print(f"[bold]{book.name}[/bold] v{book.version}  [dim]{loaded.hash}[/dim]")
+    for dim in book.dimensions:
+        table = Table(
+            title=f"{dim.name}  [dim]({dim.group})[/dim]",
+            title_justify="left",
+            expand=True,
+            show_lines=True,
+        )
+        table.add_column("type", no_wrap=True)
+        table.add_column("sev", justify="center")
+        table.add_column("definition", ratio=3)
+        table.add_column("use instead when", ratio=2)
+        for t in dim.types:
+            marks = (" [dim](evidence-limiting)[/dim]" if t.evidence_limiting else "") + (
+                " [dim](residual)[/dim]" if t.residual else ""
+            )
+            table.add_row(
+                f"[bold]{t.name}[/bold]{marks}",
+                str(t.default_severity),
+                t.definition,
+                t.exclusion_rule,
+            )
+        console.print(table)
+    rubric = Table(title="severity", title_justify="left", expand=True)
+    rubric.add_column("level", justify="center")
+    rubric.add_column("label")
+    rubric.add_column("definition", ratio=1)
+    for lvl in book.severity_rubric:
+        rubric.add_row(str(lvl.level), lvl.label, lvl.definition)
+    console.print(rubric)

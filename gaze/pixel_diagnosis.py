@@ -1,0 +1,98 @@
+"""The embedded default: a report from pixel evidence alone, when no model is configured.
+
+It states plainly what it covers, so that an empty event list is never read as "clean".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from datetime import UTC, datetime
+
+from gaze import __version__
+from gaze.schema.codebook import DIMENSIONS, load_codebook
+from gaze.schema.inputs import ClipInput
+from gaze.schema.report import Assessment, PixelSignals, Report, RunManifest
+from gaze.video import evidence, local_change
+from gaze.video.clip import open_clip
+from gaze.video.evidence import detect
+from gaze.video.signals import compute_signals
+from gaze.video.windows import SamplingSettings
+
+PIXEL_TYPES = (
+    "low_visibility",
+    "blur",
+    "camera_instability",
+    "frame_corruption",
+    "object_teleportation",
+    "object_disappearance",
+    "object_hallucination",
+)
+PIXEL_DIMENSIONS = ("object_scene_consistency", "physical_plausibility", "visual_quality")
+
+
+def thresholds() -> dict[str, float]:
+    """Every named threshold the detectors use, for the report's record."""
+    out: dict[str, float] = {}
+    for module in (evidence, local_change):
+        for name, value in vars(module).items():
+            if name.isupper() and isinstance(value, int | float) and not isinstance(value, bool):
+                out[name] = float(value)
+    return dict(sorted(out.items()))
+
+
+def pixel_assessment() -> Assessment:
+    missing = [d for d in DIMENSIONS if d not in PIXEL_DIMENSIONS]
+    return Assessment(
+        mode="pixel_evidence",
+        assessed=list(PIXEL_DIMENSIONS),
+        not_assessed=missing,
+        types_checked=list(PIXEL_TYPES),
+        note=(
+            "No model configured: only pixel-level evidence was checked "
+            f"({', '.join(PIXEL_TYPES)}). An empty event list does not mean the clip is clean; "
+            f"{', '.join(missing)} were not assessed. "
+            "Configure a model (--model) for a full diagnosis."
+        ),
+    )
+
+
+def diagnose_pixels(clip: ClipInput, settings: SamplingSettings | None = None) -> Report:
+    """Decode the clip once, compute pixel signals, and report what they show."""
+    settings = settings or SamplingSettings()
+    started = time.perf_counter()
+    decoded = open_clip(clip.video, settings)
+    signals = compute_signals(decoded.analysis)
+    events = detect(decoded.analysis, signals)
+    analysis_fps = (
+        decoded.info.fps
+        if len(signals.times_s) < 2
+        else round(
+            (len(signals.times_s) - 1) / max(signals.times_s[-1] - signals.times_s[0], 1e-9), 4
+        )
+    )
+    book = load_codebook()
+    limits = thresholds()
+    return Report(
+        clip_id=clip.clip_id,
+        instruction=clip.instruction,
+        initial_frame=clip.initial_frame,
+        clip=decoded.info,
+        events=events,
+        flags=["pixel_evidence_only", *decoded.flags],
+        assessment=pixel_assessment(),
+        signals=PixelSignals(
+            analysis_fps=analysis_fps,
+            times_s=[round(float(t), 4) for t in signals.times_s],
+            series=signals.as_dict(),
+            thresholds=limits,
+        ),
+        manifest=RunManifest(
+            gaze_version=__version__,
+            codebook_version=book.version,
+            codebook_hash=book.hash,
+            settings={"method": "pixel_evidence", **dataclasses.asdict(settings)},
+            wall_time_s=round(time.perf_counter() - started, 3),
+            created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        ),
+    )

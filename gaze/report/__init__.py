@@ -1,0 +1,1 @@
+"""Rendering reports: terminal (rich) and JSON files."""

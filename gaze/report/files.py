@@ -1,0 +1,16 @@
+"""Report files: JSON written atomically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gaze.atomic import atomic_write_text
+from gaze.schema.report import Report
+
+
+def report_json(report: Report) -> str:
+    return report.model_dump_json(indent=2) + "\n"
+
+
+def write_report(report: Report, path: str | Path) -> None:
+    atomic_write_text(path, report_json(report))

@@ -1,0 +1,69 @@
+"""A readable terminal rendering of a report (rich): header, events by time, coverage, warnings."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from gaze.schema.report import Report
+
+SEVERITY_STYLE = {1: "dim", 2: "cyan", 3: "yellow", 4: "bold red", 5: "bold white on red"}
+
+
+def severity_text(severity: float) -> Text:
+    level = min(5, max(1, round(severity)))
+    shown = f"{severity:g}"
+    return Text(shown, style=SEVERITY_STYLE[level])
+
+
+def events_table(report: Report) -> Table:
+    table = Table(title="Failure events", title_justify="left", expand=True, show_lines=False)
+    table.add_column("when (s)", no_wrap=True)
+    table.add_column("dimension / type")
+    table.add_column("sev", justify="center")
+    table.add_column("conf", justify="right")
+    table.add_column("what and why", ratio=1)
+    for ev in sorted(report.events, key=lambda e: (e.start_s, e.end_s)):
+        span = f"{ev.start_s:.2f}-{ev.end_s:.2f}"
+        what = Text(ev.description)
+        for item in ev.evidence:
+            what.append(f"\n  · {item}", style="dim")
+        conf = "" if ev.confidence is None else f"{ev.confidence:.2f}"
+        table.add_row(
+            span, f"{ev.dimension}\n[bold]{ev.type}[/bold]", severity_text(ev.severity), conf, what
+        )
+    return table
+
+
+def render(report: Report, console: Console) -> None:
+    info = report.clip
+    header = Text()
+    header.append(f"{report.clip_id}\n", style="bold")
+    header.append(f"instruction: {report.instruction}\n")
+    if info is not None:
+        header.append(
+            f"{info.duration_s:.2f} s · {info.fps:g} fps · {info.frame_count} frames · "
+            f"{info.width}x{info.height}",
+            style="dim",
+        )
+    console.print(Panel(header, title="gaze diagnosis", title_align="left"))
+    if report.events:
+        console.print(events_table(report))
+    else:
+        console.print(Text("No failure events found in the sampled frames.", style="green"))
+    notes = [Text(report.assessment.note, style="italic")]
+    for warning in info.warnings if info else []:
+        notes.append(Text(f"warning: {warning}", style="yellow"))
+    if report.flags:
+        notes.append(Text(f"flags: {', '.join(report.flags)}", style="dim"))
+    m = report.manifest
+    notes.append(
+        Text(
+            f"gaze {m.gaze_version} · codebook {m.codebook_version} ({m.codebook_hash[:15]}…) · "
+            f"{m.wall_time_s:.2f} s",
+            style="dim",
+        )
+    )
+    console.print(Group(*notes))

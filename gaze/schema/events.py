@@ -1,0 +1,54 @@
+"""Failure events (DESIGN section 5): the unit of every report, prediction and reference."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from gaze.schema.codebook import load_codebook
+
+
+class Event(BaseModel):
+    """One failure event: what failed, when, how badly, and what shows it."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    dimension: str
+    """Primary dimension (matching uses this one)."""
+    type: str
+    """Failure type from the codebook; must belong to ``dimension``."""
+    start_s: float = Field(ge=0)
+    """Start of the span, in seconds from the first frame."""
+    end_s: float = Field(ge=0)
+    """End of the span, in seconds; ``start_s <= end_s`` (equal for an instant)."""
+    severity: float = Field(ge=1, le=5)
+    """1 cosmetic .. 5 catastrophic (codebook rubric); references may hold averaged fractions."""
+    description: str = ""
+    """What happens, in words a reader can check against the frames."""
+    evidence: list[str] = Field(default_factory=list)
+    """What supports the event: frames, signals and their values, observations."""
+    confidence: float | None = Field(default=None, ge=0, le=1)
+    """Predictor's confidence in [0, 1]; predictions only (None on references)."""
+    dimensions: list[str] = Field(default_factory=list)
+    """All implicated dimensions, primary first; filled with the primary when empty."""
+
+    @model_validator(mode="after")
+    def _check_against_codebook(self) -> Event:
+        book = load_codebook().codebook
+        try:
+            owner = book.dimension_of(self.type)
+        except KeyError:
+            raise ValueError(f"unknown failure type {self.type!r}") from None
+        if self.dimension not in [d.name for d in book.dimensions]:
+            raise ValueError(f"unknown dimension {self.dimension!r}")
+        if owner != self.dimension:
+            raise ValueError(f"type {self.type!r} belongs to {owner!r}, not {self.dimension!r}")
+        if self.start_s > self.end_s:
+            raise ValueError(f"start_s {self.start_s} is after end_s {self.end_s}")
+        unknown = [d for d in self.dimensions if d not in [x.name for x in book.dimensions]]
+        if unknown:
+            raise ValueError(f"unknown dimensions {unknown}")
+        if not self.dimensions:
+            self.dimensions = [self.dimension]
+        elif self.dimension not in self.dimensions:
+            self.dimensions = [self.dimension, *self.dimensions]
+        return self

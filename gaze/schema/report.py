@@ -1,0 +1,185 @@
+"""The diagnostic report (DESIGN section 5) and its run manifest.
+
+Its JSON Schema is exported to ``report.schema.json`` beside this file
+(``python -m gaze.schema.export``); a test fails when the export is stale.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gaze.schema.events import Event
+
+KNOWN_FLAGS = {
+    "parse_failed": "model output could not be parsed after all retries; events are empty",
+    "pixel_evidence_only": "no model configured: only what pixel signals show was assessed",
+    "duration_capped": "the clip was longer than the analysis cap; only its start was analysed",
+    "frame_count_mismatch": "the container's frame count or duration disagrees with decoding",
+    "downscaled": "the clip's resolution was above the analysis cap and was downscaled",
+}
+
+
+class ClipInfo(BaseModel):
+    """Metadata of the analysed video, as found by decoding (not only as the container claims)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    path: str
+    """The file that was opened."""
+    fps: float
+    """Frames per second of the video stream."""
+    frame_count: int
+    """Frames actually decoded."""
+    duration_s: float
+    """Duration of the video stream: frame_count / fps."""
+    width: int
+    """Frame width in pixels."""
+    height: int
+    """Frame height in pixels."""
+    codec: str
+    """Codec tag reported by the decoder (may be empty)."""
+    container_frame_count: int | None = None
+    """Frame count the container claims (None when it omits it)."""
+    warnings: list[str] = Field(default_factory=list)
+    """Problems found while opening: lying containers, caps applied, downscaling."""
+
+
+class JudgeScore(BaseModel):
+    """A 1-5 score with the judge's reasoning (PA or IA)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    score: int = Field(ge=1, le=5)
+    """Integer score, 1 worst .. 5 best."""
+    rationale: str = ""
+    """The reasoning given before the score."""
+    subscores: dict[str, int] = Field(default_factory=dict)
+    """Named 0-2 sub-scores (DESIGN section 7)."""
+
+
+class ProgressCurve(BaseModel):
+    """A task-progress curve and the OPD metrics derived from it."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    times_s: list[float]
+    """Time of each curve point, seconds."""
+    raw: list[float]
+    """Values as the judge returned them."""
+    processed: list[float]
+    """Unified, de-outliered, smoothed values in [0, 1]."""
+    metrics: dict[str, float | None] = Field(default_factory=dict)
+    """OPD metrics (None where the rollout is not eligible)."""
+
+
+class PixelSignals(BaseModel):
+    """Per-frame pixel-evidence signals, on the analysis frames."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    analysis_fps: float
+    """Rate of the analysed frames (native rate, subsampled to a cap)."""
+    times_s: list[float]
+    """True timestamp of every analysed frame."""
+    series: dict[str, list[float]]
+    """Signal name -> one value per analysed frame (rounded)."""
+    thresholds: dict[str, float]
+    """The named thresholds that decided where signals fire."""
+
+
+class Assessment(BaseModel):
+    """What the report covers, so that an empty report is read correctly."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    mode: Literal["pixel_evidence", "graph"]
+    """``pixel_evidence``: no model, signals only; ``graph``: the full diagnosis graph."""
+    assessed: list[str]
+    """Dimensions that were looked at."""
+    not_assessed: list[str]
+    """Dimensions that were not looked at (and so cannot be called clean)."""
+    types_checked: list[str] = Field(default_factory=list)
+    """Failure types the method can detect at all (empty: every type of the assessed dimensions)."""
+    note: str
+    """One sentence for a reader on what an empty event list means here."""
+
+
+class PromptRecord(BaseModel):
+    """A prompt file used in the run."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    id: str
+    """Prompt id (the role it serves)."""
+    version: str
+    """Prompt version string."""
+    hash: str
+    """sha256 of the prompt's content."""
+
+
+class RunManifest(BaseModel):
+    """Everything needed to know how a report was made, and what it cost."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    gaze_version: str
+    """Version of gaze that made the report."""
+    codebook_version: str
+    """Codebook version used."""
+    codebook_hash: str
+    """Content hash of the codebook used."""
+    prompts: list[PromptRecord] = Field(default_factory=list)
+    """Prompt ids, versions and hashes used."""
+    models: dict[str, str] = Field(default_factory=dict)
+    """Role -> ``provider:model`` (empty when no model was configured)."""
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """Run settings (window, frames, thresholds, switches)."""
+    calls: dict[str, int] = Field(default_factory=dict)
+    """Role -> number of backbone calls."""
+    input_tokens: int = 0
+    """Input tokens, where providers report them."""
+    output_tokens: int = 0
+    """Output tokens, where providers report them."""
+    images: int = 0
+    """Images sent to backbones."""
+    cache_hits: int = 0
+    """Calls answered from the response cache."""
+    cost_usd: float = 0.0
+    """Estimated cost in US dollars (0 when unknown or free)."""
+    wall_time_s: float = 0.0
+    """Wall-clock time of the whole diagnosis."""
+    created_at: str = ""
+    """UTC time the report was written, ISO 8601."""
+
+
+class Report(BaseModel):
+    """A structured diagnostic report for one clip."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    clip_id: str
+    """Identifier of the clip."""
+    instruction: str
+    """The task instruction diagnosed against."""
+    initial_frame: str | None = None
+    """Image used as the initial scene; None means the clip's first frame."""
+    clip: ClipInfo | None = None
+    """Metadata of the decoded clip (None if it could not be decoded in a batch run)."""
+    events: list[Event] = Field(default_factory=list)
+    """Failure events, sorted by start time."""
+    flags: list[str] = Field(default_factory=list)
+    """Condition flags; see ``KNOWN_FLAGS``."""
+    assessment: Assessment
+    """Which dimensions this report covers."""
+    pa: JudgeScore | None = None
+    """Physical adherence score, when the pa_ia judge ran."""
+    ia: JudgeScore | None = None
+    """Instruction alignment score, when the pa_ia judge ran."""
+    progress: ProgressCurve | None = None
+    """Task-progress curve and OPD metrics, when the progress judge ran."""
+    signals: PixelSignals | None = None
+    """Pixel-evidence signals, when computed."""
+    manifest: RunManifest
+    """How the report was made."""

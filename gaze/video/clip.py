@@ -1,0 +1,245 @@
+"""Opening a clip: one decoding pass that yields true metadata, windows and analysis frames.
+
+Containers lie (an audio track longer than the video, a missing frame count, a truncated file),
+so metadata comes from decoding; the container's claims are kept only to warn when they differ.
+Skipped frames are grabbed but never converted (``retrieve``), which is most of the cost saved.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
+from gaze.errors import GazeInputError
+from gaze.schema.report import ClipInfo
+from gaze.video.frames import analysis_size, encode_jpeg, resize_max_side
+from gaze.video.windows import SamplingSettings, Window, empty_windows, window_of
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+MIN_SIDE = 8
+MAX_SANE_FPS = 1000.0
+FALLBACK_FPS = 30.0
+BLUR_MEASURE_SIDE = 320
+
+
+@dataclass
+class AnalysisFrames:
+    """Small frames at a capped rate, plus per-frame measures taken at a larger size."""
+
+    times_s: np.ndarray
+    thumbs: np.ndarray  # (N, h, w, 3) uint8 BGR
+    sharpness: np.ndarray  # Laplacian variance on a BLUR_MEASURE_SIDE grey frame
+    brightness: np.ndarray  # mean grey level, 0-255
+    contrast: np.ndarray  # std of grey level
+
+
+@dataclass
+class DecodedClip:
+    """Everything gaze needs from one pass over a video."""
+
+    info: ClipInfo
+    windows: list[Window]
+    initial_frame: np.ndarray
+    analysis: AnalysisFrames
+    flags: list[str] = field(default_factory=list)
+    jpegs: dict[int, bytes] = field(default_factory=dict)
+    """Frame index -> JPEG of the sampled frame at ``max_side`` (only when asked to encode)."""
+
+
+def check_video_path(path: Path) -> None:
+    """Reject what cannot be a video before handing it to the decoder."""
+    if not path.exists():
+        raise GazeInputError(f"no such file: {path}")
+    if path.is_dir():
+        raise GazeInputError(f"{path} is a directory, not a video file")
+    if path.stat().st_size == 0:
+        raise GazeInputError(f"{path} is empty (0 bytes)")
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        raise GazeInputError(f"{path} is an image, not a video (pass it as --initial-frame)")
+
+
+def _fourcc(cap: cv2.VideoCapture) -> str:
+    code = int(cap.get(cv2.CAP_PROP_FOURCC)) & 0xFFFFFFFF
+    text = "".join(chr((code >> (8 * i)) & 0xFF) for i in range(4))
+    return text.strip("\x00 ") if text.isprintable() else ""
+
+
+def _measure(frame: np.ndarray) -> tuple[float, float, float]:
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    sharp = float(cv2.Laplacian(grey, cv2.CV_64F).var())
+    return sharp, float(grey.mean()), float(grey.std())
+
+
+def open_clip(
+    path: str | Path,
+    settings: SamplingSettings | None = None,
+    *,
+    encode: bool = False,
+) -> DecodedClip:
+    """Decode ``path`` once; raise GazeInputError (one line) for anything unusable."""
+    settings = settings or SamplingSettings()
+    path = Path(path)
+    check_video_path(path)
+    cap = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG)
+    if not cap.isOpened():
+        raise GazeInputError(
+            f"{path} is not a video gaze can open "
+            "(unknown format, unsupported codec, or corrupt file)"
+        )
+    try:
+        return _decode(cap, path, settings, encode)
+    finally:
+        cap.release()
+
+
+def _decode(
+    cap: cv2.VideoCapture, path: Path, settings: SamplingSettings, encode: bool
+) -> DecodedClip:
+    warnings: list[str] = []
+    flags: list[str] = []
+    claimed_fps = cap.get(cv2.CAP_PROP_FPS)
+    claimed_count = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
+    codec = _fourcc(cap)
+    fps_ok = math.isfinite(claimed_fps) and 0 < claimed_fps <= MAX_SANE_FPS
+    fps = claimed_fps if fps_ok else FALLBACK_FPS
+    half_frame = 0.5 / fps
+
+    sample_dt = settings.sample_interval_s
+    analysis_dt = 1.0 / min(settings.analysis_fps, fps)
+    next_sample, next_analysis = 0.0, 0.0
+    sampled: list[tuple[int, float]] = []
+    jpegs: dict[int, bytes] = {}
+    times: list[float] = []
+    thumbs: list[np.ndarray] = []
+    measures: list[tuple[float, float, float]] = []
+    initial: np.ndarray | None = None
+    pts_times: list[float] = []
+    thumb_size = (0, 0)
+    width = height = 0
+    index = -1
+    capped = False
+
+    while cap.grab():
+        index += 1
+        pts = cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
+        t = (
+            pts
+            if math.isfinite(pts) and pts >= 0 and (not pts_times or pts > pts_times[-1])
+            else index / fps
+        )
+        pts_times.append(t)
+        if t > settings.max_duration_s:
+            capped = True
+            break
+        want_sample = t >= next_sample - half_frame
+        want_analysis = t >= next_analysis - half_frame
+        if not (want_sample or want_analysis or initial is None):
+            continue
+        ok, frame = cap.retrieve()
+        if not ok or frame is None:
+            continue
+        if initial is None:
+            height, width = frame.shape[:2]
+            if min(height, width) < MIN_SIDE:
+                raise GazeInputError(f"{path}: resolution {width}x{height} is too small to analyse")
+            if max(height, width) > settings.max_input_side:
+                warnings.append(
+                    f"resolution {width}x{height} is above {settings.max_input_side} px; "
+                    "frames were downscaled for analysis"
+                )
+                flags.append("downscaled")
+            initial = resize_max_side(frame, settings.max_side)
+            small = resize_max_side(frame, BLUR_MEASURE_SIDE)
+            thumb_size = analysis_size(
+                small.shape[1],
+                small.shape[0],
+                settings.analysis_short_side,
+                settings.analysis_long_cap,
+            )
+        if want_sample:
+            sampled.append((index, t))
+            while next_sample - half_frame <= t:
+                next_sample += sample_dt
+            if encode:
+                jpegs[index] = encode_jpeg(resize_max_side(frame, settings.max_side))
+        if want_analysis:
+            measured = resize_max_side(frame, BLUR_MEASURE_SIDE)
+            times.append(t)
+            thumbs.append(cv2.resize(measured, thumb_size, interpolation=cv2.INTER_AREA))
+            measures.append(_measure(measured))
+            while next_analysis - half_frame <= t:
+                next_analysis += analysis_dt
+
+    frame_count = index + 1 if not capped else index
+    if frame_count <= 0 or initial is None:
+        raise GazeInputError(
+            f"{path} has no decodable frames (codec {codec or 'unknown'!r} unsupported, "
+            "or the file is truncated)"
+        )
+    if not fps_ok:
+        fps = _fps_from_pts(pts_times) or FALLBACK_FPS
+        warnings.append(
+            f"container gives no usable frame rate; using {fps:.3f} fps from timestamps"
+        )
+    if capped:
+        warnings.append(
+            f"clip is longer than {settings.max_duration_s:g} s; only the first "
+            f"{settings.max_duration_s:g} s were analysed"
+        )
+        flags.append("duration_capped")
+    elif claimed_count > 0 and abs(claimed_count - frame_count) > 1:
+        warnings.append(
+            f"container claims {claimed_count} frames but {frame_count} were decoded; "
+            "using the decoded count"
+        )
+        flags.append("frame_count_mismatch")
+
+    duration = frame_count / fps
+    windows = empty_windows(duration, settings)
+    for frame_index, t in sampled:
+        w = min(window_of(t, settings), len(windows) - 1)
+        windows[w].frame_indices.append(frame_index)
+        windows[w].timestamps_s.append(round(t, 6))
+    windows = [w for w in windows if w.frame_indices]
+
+    info = ClipInfo(
+        path=str(path),
+        fps=round(fps, 6),
+        frame_count=frame_count,
+        duration_s=round(duration, 6),
+        width=width,
+        height=height,
+        codec=codec,
+        container_frame_count=claimed_count if claimed_count > 0 else None,
+        warnings=warnings,
+    )
+    thumbs_arr = _stack_thumbs(thumbs)
+    m = np.asarray(measures, dtype=np.float64).reshape(-1, 3)
+    analysis = AnalysisFrames(
+        times_s=np.asarray(times, dtype=np.float64),
+        thumbs=thumbs_arr,
+        sharpness=m[:, 0],
+        brightness=m[:, 1],
+        contrast=m[:, 2],
+    )
+    return DecodedClip(info, windows, initial, analysis, flags, jpegs)
+
+
+def _stack_thumbs(thumbs: list[np.ndarray]) -> np.ndarray:
+    # Variable-resolution streams exist; bring every thumb to the first one's size.
+    h, w = thumbs[0].shape[:2]
+    same = [t if t.shape[:2] == (h, w) else cv2.resize(t, (w, h)) for t in thumbs]
+    return np.stack(same)
+
+
+def _fps_from_pts(times: list[float]) -> float | None:
+    if len(times) < 2:
+        return None
+    steps = np.diff(np.asarray(times))
+    steps = steps[steps > 0]
+    return float(1.0 / np.median(steps)) if steps.size else None

@@ -1,0 +1,368 @@
+"""From pixel signals to candidate failure events (DESIGN section 8).
+
+Each detector reads the per-frame signals (and, for local changes, the thumbnails) and returns
+events in the report format, their evidence naming the signal and its value. Thresholds are the
+named constants below; they were chosen on forge clips (where the truth is known) and checked for
+false alarms on the real clips of the shared set (see bench/pixel_evidence.py).
+
+What pixels cannot tell is left to the model-based graph: a frozen span may be a legitimate pause,
+a local change may be an occlusion. Detectors therefore demand sudden, isolated changes and give
+modest confidences.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gaze.schema.codebook import load_codebook
+from gaze.schema.events import Event
+from gaze.video.clip import AnalysisFrames
+from gaze.video.local_change import LocalChange, local_changes
+from gaze.video.runs import near, true_runs
+from gaze.video.signals import SAME_PICTURE_DIFF, SignalSeries, distinct_steps
+
+# -- visual quality ---------------------------------------------------------------------------
+DARK_LEVEL = 35.0
+"""Mean grey level below which a frame is too dark to read (forge darkening gives ~17)."""
+BRIGHT_LEVEL = 235.0
+"""Mean grey level above which a frame is washed out (the brightest real clip sits at ~221)."""
+LOW_CONTRAST = 12.0
+"""Grey-level standard deviation below which a frame shows almost nothing (real clips >= 31)."""
+BLUR_RATIO = 0.3
+"""A frame is blurred when its normalised sharpness falls below this fraction of the clip median
+(real clips never go below 0.8 of their median; forge blur gives < 0.05)."""
+MIN_SPAN_S = 0.3
+"""Blur and low visibility must last this long to count (shorter is corruption or a flash)."""
+SHAKE_SHIFT_PX = 1.5
+"""Per-frame camera translation (median optical flow, thumbnail px) that counts as a shift."""
+SHAKE_WINDOW = 5
+"""Frames looked at together when deciding whether the camera shakes."""
+SHAKE_MIN_FRAMES = 3
+"""Shifted frames needed inside a window."""
+SHAKE_JITTER_RATIO = 0.5
+"""|sum of shifts| / sum of |shifts| below this means back-and-forth shaking, not a pan."""
+SHAKE_GAP_FRAMES = 2
+"""Shaking runs separated by at most this many quiet frames are one episode."""
+GLITCH_CHANGED_FRACTION = 0.25
+"""Share of pixels that must change into a frame for it to be a candidate glitch or cut."""
+GLITCH_MAX_FRAMES = 3
+"""Longest run of frames that can count as a transient glitch."""
+GLITCH_RETURN_RATIO = 0.35
+"""After a glitch the image returns: the change across it is below this share of the jump."""
+CUT_BRIGHTNESS_DELTA = 20.0
+"""A persistent global change with a larger brightness jump is lighting, not a camera jump."""
+FROZEN_DIFF = SAME_PICTURE_DIFF
+"""Mean grey difference below which two frames are the same picture (see signals)."""
+FROZEN_MIN_S = 1.0
+"""A freeze must last this long."""
+FROZEN_HOLD_FACTOR = 3.0
+"""In a clip that repeats pictures, a freeze must last this many times its median hold."""
+FROZEN_MOTION_DIFF = 1.5
+"""Mean grey difference that counts as motion on both sides of a freeze (a stall mid-motion)."""
+
+
+@dataclass(frozen=True)
+class Span:
+    first: int
+    last: int
+
+
+def _event(
+    ftype: str,
+    start_s: float,
+    end_s: float,
+    description: str,
+    evidence: list[str],
+    confidence: float,
+    severity: float | None = None,
+) -> Event:
+    book = load_codebook().codebook
+    return Event(
+        dimension=book.dimension_of(ftype),
+        type=ftype,
+        start_s=round(start_s, 4),
+        end_s=round(max(start_s, end_s), 4),
+        severity=float(severity or book.type(ftype).default_severity),
+        description=description,
+        evidence=evidence,
+        confidence=round(min(max(confidence, 0.05), 0.95), 3),
+    )
+
+
+def _margin_confidence(value: float, threshold: float, higher_is_worse: bool = True) -> float:
+    """0.5 at the threshold, rising toward 0.95 as the value goes past it."""
+    ratio = value / threshold if higher_is_worse else threshold / max(value, 1e-9)
+    return 0.5 + 0.45 * min(1.0, max(0.0, ratio - 1.0))
+
+
+def _long_enough(
+    runs: list[tuple[int, int]], times: np.ndarray, fps: float
+) -> list[tuple[int, int]]:
+    return [(s, e) for s, e in runs if times[e] - times[s] + 1.0 / fps >= MIN_SPAN_S - 1e-9]
+
+
+def low_visibility(sig: SignalSeries, fps: float) -> tuple[list[Event], list[tuple[int, int]]]:
+    dark = sig.brightness < DARK_LEVEL
+    bright = sig.brightness > BRIGHT_LEVEL
+    flat = sig.contrast < LOW_CONTRAST
+    runs = _long_enough(true_runs(dark | bright | flat), sig.times_s, fps)
+    events = []
+    for s, e in runs:
+        seg = slice(s, e + 1)
+        level, contrast = float(sig.brightness[seg].mean()), float(sig.contrast[seg].mean())
+        kind = (
+            "dark"
+            if dark[seg].mean() >= 0.5
+            else "washed out"
+            if bright[seg].mean() >= 0.5
+            else "flat (no contrast)"
+        )
+        conf = (
+            _margin_confidence(level, DARK_LEVEL, higher_is_worse=False) if kind == "dark" else 0.7
+        )
+        events.append(
+            _event(
+                "low_visibility",
+                sig.times_s[s],
+                sig.times_s[e],
+                f"the frames are {kind} for {sig.times_s[e] - sig.times_s[s] + 1 / fps:.1f} s",
+                [
+                    f"brightness={level:.1f} (dark<{DARK_LEVEL:g}, bright>{BRIGHT_LEVEL:g})",
+                    f"contrast={contrast:.1f} (flat<{LOW_CONTRAST:g})",
+                ],
+                conf,
+            )
+        )
+    return events, runs
+
+
+def blur(
+    sig: SignalSeries, fps: float, exclude: list[tuple[int, int]]
+) -> tuple[list[Event], list[tuple[int, int]]]:
+    reference = float(np.median(sig.sharpness))
+    if reference <= 0:
+        return [], []
+    ratio = sig.sharpness / reference
+    soft = ratio < BLUR_RATIO
+    for s, e in exclude:  # darkness or shaking explain softness on their own
+        soft[max(0, s - 1) : e + 2] = False
+    runs = _long_enough(true_runs(soft), sig.times_s, fps)
+    events = []
+    for s, e in runs:
+        worst = float(ratio[s : e + 1].min())
+        events.append(
+            _event(
+                "blur",
+                sig.times_s[s],
+                sig.times_s[e],
+                "the frames lose sharpness: edges of robot and objects cannot be made out",
+                [f"sharpness ratio to clip median={worst:.3f} (blur<{BLUR_RATIO:g})"],
+                _margin_confidence(worst, BLUR_RATIO, higher_is_worse=False),
+            )
+        )
+    return events, runs
+
+
+def camera_shake(sig: SignalSeries) -> tuple[list[Event], list[tuple[int, int]]]:
+    shift = np.stack([sig.shift_x, sig.shift_y], axis=1)
+    size = np.linalg.norm(shift, axis=1)
+    shaking = np.zeros(len(size), dtype=bool)
+    for i in range(len(size) - SHAKE_WINDOW + 1):
+        win = slice(i, i + SHAKE_WINDOW)
+        moved = size[win] > SHAKE_SHIFT_PX
+        if moved.sum() < SHAKE_MIN_FRAMES:
+            continue
+        net = float(np.linalg.norm(shift[win].sum(axis=0)))
+        if net / float(size[win].sum()) < SHAKE_JITTER_RATIO:
+            shaking[win] |= moved
+    # A shaken frame that happens to land near its predecessor's position shows no shift:
+    # bridge such short gaps.
+    for (_, e1), (s2, _) in zip(true_runs(shaking), true_runs(shaking)[1:], strict=False):
+        if s2 - e1 - 1 <= SHAKE_GAP_FRAMES:
+            shaking[e1:s2] = True
+    events, runs = [], []
+    for s, e in true_runs(shaking):
+        runs.append((s, e))
+        peak = float(size[s : e + 1].max())
+        # shift[i] is the motion from frame i-1 to i, so the first shifted index is the first
+        # displaced frame and the last one is the frame that moved back into place.
+        events.append(
+            _event(
+                "camera_instability",
+                sig.times_s[s],
+                sig.times_s[max(s, e - 1)],
+                "the whole view shakes back and forth although the camera should be still",
+                [
+                    f"camera shift up to {peak:.1f} px/frame (shift>{SHAKE_SHIFT_PX:g})",
+                    f"{e - s + 1} shifted frames with little net motion",
+                ],
+                _margin_confidence(peak, SHAKE_SHIFT_PX * 2),
+            )
+        )
+    return events, runs
+
+
+def glitches_and_cuts(
+    frames: AnalysisFrames, sig: SignalSeries, exclude: list[tuple[int, int]]
+) -> tuple[list[Event], list[tuple[int, int]]]:
+    grey = frames.thumbs.mean(axis=3)
+    n = len(grey)
+    events, spans = [], []
+    i = 1
+    while i < n:
+        if sig.changed_fraction[i] < GLITCH_CHANGED_FRACTION or near(i, exclude):
+            i += 1
+            continue
+        jump = float(np.abs(grey[i] - grey[i - 1]).mean())
+        returned_at = None
+        for j in range(i, min(i + GLITCH_MAX_FRAMES, n - 1)):
+            across = float(np.abs(grey[j + 1] - grey[i - 1]).mean())
+            if (
+                across < GLITCH_RETURN_RATIO * jump
+                and sig.changed_fraction[j + 1] >= GLITCH_CHANGED_FRACTION / 2
+            ):
+                returned_at = j
+                break
+        if returned_at is not None:
+            spans.append((i, returned_at))
+            events.append(
+                _event(
+                    "frame_corruption",
+                    sig.times_s[i],
+                    sig.times_s[returned_at],
+                    f"{returned_at - i + 1} frame(s) differ from both neighbours, which match each "
+                    "other: a transient glitch",
+                    [
+                        f"changed pixels into the glitch={sig.changed_fraction[i]:.2f} "
+                        f"(>{GLITCH_CHANGED_FRACTION:g})",
+                        f"difference across it={across:.1f} vs jump={jump:.1f}",
+                    ],
+                    _margin_confidence(sig.changed_fraction[i], GLITCH_CHANGED_FRACTION),
+                )
+            )
+            i = returned_at + 2
+            continue
+        lighting = abs(sig.brightness[i] - sig.brightness[i - 1]) >= CUT_BRIGHTNESS_DELTA
+        panning = float(np.hypot(sig.shift_x[i], sig.shift_y[i])) > SHAKE_SHIFT_PX
+        if not (lighting or panning):
+            spans.append((i, i))
+            events.append(
+                _event(
+                    "camera_instability",
+                    sig.step_start_s[i],
+                    sig.times_s[i],
+                    "the whole image jumps to a different view between two frames (a cut)",
+                    [
+                        f"changed pixels={sig.changed_fraction[i]:.2f} "
+                        f"(>{GLITCH_CHANGED_FRACTION:g}), not returning"
+                    ],
+                    0.6,
+                    severity=3,
+                )
+            )
+        i += 1
+    return events, spans
+
+
+def frozen(sig: SignalSeries) -> list[Event]:
+    still = sig.frame_diff < FROZEN_DIFF
+    still[0] = False
+    runs = true_runs(still)
+    # Clips that repeat every picture for a while (low content rate) freeze all the time; only a
+    # hold far longer than the clip's usual one is a stall.
+    holds = [sig.times_s[e] - sig.times_s[s - 1] for s, e in runs]
+    usual = float(np.median(holds)) if holds else 0.0
+    events = []
+    for (s, e), length in zip(runs, holds, strict=True):
+        if (
+            length < max(FROZEN_MIN_S, FROZEN_HOLD_FACTOR * usual) - 1e-9
+            or s < 2
+            or e + 1 >= len(still)
+        ):
+            continue
+        before = float(sig.frame_diff[max(1, s - 3) : s].max())
+        after = float(sig.frame_diff[e + 1 : e + 4].max())
+        if min(before, after) < FROZEN_MOTION_DIFF:
+            continue
+        events.append(
+            _event(
+                "frame_corruption",
+                sig.times_s[s - 1],
+                sig.times_s[e],
+                f"the picture freezes for {length:.1f} s in the middle of motion, then resumes",
+                [
+                    f"frame difference<{FROZEN_DIFF:g} for {e - s + 1} frames",
+                    f"motion before={before:.1f}, after={after:.1f} (>{FROZEN_MOTION_DIFF:g})",
+                ],
+                0.5,
+                severity=2,
+            )
+        )
+    return events
+
+
+def _local_events(changes: list[LocalChange], sig: SignalSeries) -> list[Event]:
+    """One event per (type, step): several regions changing at once are one event."""
+    grouped: dict[tuple[str, int], list[LocalChange]] = {}
+    for change in changes:
+        grouped.setdefault((change.type, change.index), []).append(change)
+    events = []
+    for (ftype, i), group in grouped.items():
+        first = group[0]
+        description = (
+            first.description
+            if len(group) == 1
+            else f"{len(group)} regions at once: " + "; ".join(c.description for c in group)
+        )
+        evidence = [e for c in group for e in c.evidence]
+        events.append(
+            _event(
+                ftype,
+                sig.step_start_s[i],
+                sig.times_s[i],
+                description,
+                evidence,
+                max(c.confidence for c in group),
+            )
+        )
+    return events
+
+
+def _span_indices(
+    spans: list[tuple[int, int]], source: SignalSeries, target: SignalSeries
+) -> list[tuple[int, int]]:
+    """Re-express frame spans of one series as spans of another (by time)."""
+    out = []
+    for s, e in spans:
+        lo = int(np.searchsorted(target.times_s, source.times_s[s], side="left"))
+        hi = int(np.searchsorted(target.times_s, source.times_s[e], side="right")) - 1
+        if hi >= lo:
+            out.append((lo, hi))
+    return out
+
+
+def detect(frames: AnalysisFrames, sig: SignalSeries) -> list[Event]:
+    """All candidate events of one clip, sorted by start time."""
+    analysis_fps = 1.0 if len(sig.times_s) < 2 else 1.0 / float(np.median(np.diff(sig.times_s)))
+    dark_events, dark_runs = low_visibility(sig, analysis_fps)
+    # Motion is judged between distinct pictures when the clip repeats most of its frames.
+    reduced = distinct_steps(frames, sig, FROZEN_DIFF)
+    motion_frames, motion_sig = reduced if reduced else (frames, sig)
+    dark_runs_m = _span_indices(dark_runs, sig, motion_sig)
+    shake_events, shake_runs_m = camera_shake(motion_sig)
+    shake_runs = _span_indices(shake_runs_m, motion_sig, sig)
+    blur_events, blur_runs = blur(sig, analysis_fps, dark_runs + shake_runs)
+    busy = dark_runs_m + shake_runs_m + _span_indices(blur_runs, sig, motion_sig)
+    glitch_events, glitch_spans = glitches_and_cuts(motion_frames, motion_sig, busy)
+    changes = local_changes(motion_frames, motion_sig, exclude=busy + glitch_spans)
+    events = (
+        dark_events
+        + shake_events
+        + blur_events
+        + glitch_events
+        + frozen(sig)
+        + _local_events(changes, motion_sig)
+    )
+    return sorted(events, key=lambda ev: (ev.start_s, ev.type))

@@ -1,0 +1,51 @@
+"""Frame preparation: resizing to a maximum side and encoding once per clip."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+
+import cv2
+import numpy as np
+
+
+def resize_max_side(frame: np.ndarray, max_side: int) -> np.ndarray:
+    """Downscale so the longest side is at most ``max_side`` (never upscales)."""
+    height, width = frame.shape[:2]
+    longest = max(height, width)
+    if longest <= max_side:
+        return frame
+    scale = max_side / longest
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    # INTER_AREA is slow on large factors; halving with pyrDown first is ~3x faster and still
+    # low-pass filters, so small thumbnails do not alias.
+    while max(frame.shape[:2]) > 2 * max_side:
+        frame = cv2.pyrDown(frame)
+    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+
+
+def analysis_size(width: int, height: int, short_side: int, long_cap: int) -> tuple[int, int]:
+    """(width, height) of a pixel-signal thumbnail: short side ``short_side``, long side capped.
+
+    Scaling by the short side keeps wide multi-view clips (e.g. 960x192) from shrinking to a
+    few pixels high."""
+    scale = min(short_side / min(width, height), long_cap / max(width, height), 1.0)
+    return max(1, round(width * scale)), max(1, round(height * scale))
+
+
+def encode_jpeg(frame: np.ndarray, quality: int = 85) -> bytes:
+    """JPEG bytes of a BGR frame (deterministic for identical pixels)."""
+    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError("JPEG encoding failed")
+    return buf.tobytes()
+
+
+def image_hash(data: bytes) -> str:
+    """Content hash of encoded image bytes (used in cache keys and manifests)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def data_url(jpeg: bytes) -> str:
+    """A base64 data URL, the form OpenAI-compatible servers accept for images."""
+    return "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii")

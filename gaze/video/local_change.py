@@ -1,0 +1,196 @@
+"""Local, sudden appearance and disappearance of regions (objects vanishing, appearing, jumping).
+
+A region qualifies when it changes between frames i-1 and i but is stable in the pairs just before
+and after: continuous motion (an arm moving, an object carried) changes the same pixels frame after
+frame and is ignored. A region "holds an object" when it stands out from the background that its
+surroundings predict (inpainting); one that held an object and no longer does has vanished, the
+converse has appeared. A vanished and an appeared region of similar colour in the same step is a
+teleport.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
+from gaze.video.clip import AnalysisFrames
+from gaze.video.runs import near
+from gaze.video.signals import CHANGE_LEVEL, SignalSeries
+
+LOCAL_MIN_AREA = 0.0015
+"""Smallest changed region, as a fraction of the frame (a 16 px block in 320x240 is ~0.003)."""
+LOCAL_MAX_FRACTION = 0.2
+"""Above this share of changed pixels the change is global, not local."""
+LOCAL_STABLE = 0.25
+"""A region is stable in a neighbouring step when the pixels changing in and around it number at
+most this share of its area."""
+PRESENT_DISTANCE = 30.0
+"""Colour distance to the surrounding ring above which a region holds an object."""
+ABSENT_RATIO = 0.5
+"""A region shows background once its distance to the ring falls below this share of what it was
+with the object (relative, because codecs leave a fading ghost for a frame or two)."""
+MIN_SOLIDITY = 0.4
+"""Changed area / bounding-box area: objects are compact; motion onsets leave thin strips."""
+SAME_OBJECT_DISTANCE = 60.0
+"""Mean colour distance under which a vanished and an appeared region are the same object."""
+RING_PX = 4
+"""Radius of surroundings used to predict the background of a region, thumbnail px."""
+
+
+@dataclass
+class LocalChange:
+    index: int
+    type: str
+    description: str
+    evidence: list[str] = field(default_factory=list)
+    confidence: float = 0.5
+
+
+@dataclass(eq=False)
+class _Region:
+    mask: np.ndarray
+    centre: tuple[float, float]
+    before: float
+    after: float
+    colour_before: np.ndarray
+    colour_after: np.ndarray
+
+
+def _changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=2) > CHANGE_LEVEL
+
+
+def _presence(frame: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:
+    """How much the region stands out from the background its surroundings predict.
+
+    The background is predicted by inpainting the region from its surroundings (on a crop), so
+    structure running through the region (a table edge, a wall line) does not count as an object.
+    Returns the mean colour distance and the region's median colour.
+    """
+    ys, xs = np.nonzero(mask)
+    pad = RING_PX + 2
+    y0, y1 = max(0, ys.min() - pad), min(mask.shape[0], ys.max() + pad + 1)
+    x0, x1 = max(0, xs.min() - pad), min(mask.shape[1], xs.max() + pad + 1)
+    crop, region = frame[y0:y1, x0:x1], mask[y0:y1, x0:x1]
+    hole = cv2.dilate(region.astype(np.uint8), np.ones((3, 3), np.uint8), iterations=1)
+    predicted = cv2.inpaint(crop, hole, RING_PX, cv2.INPAINT_TELEA)
+    diff = crop[region].astype(np.float32) - predicted[region].astype(np.float32)
+    return float(np.linalg.norm(diff, axis=1).mean()), np.median(crop[region], axis=0)
+
+
+def _regions(frames: AnalysisFrames, i: int) -> list[_Region]:
+    thumbs = frames.thumbs
+    raw = _changed(thumbs[i], thumbs[i - 1]).astype(np.uint8)
+    opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    change = np.asarray(cv2.morphologyEx(opened, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(change, connectivity=8)
+    min_area = LOCAL_MIN_AREA * change.size
+    before_pair = _changed(thumbs[i - 1], thumbs[i - 2]) if i >= 2 else None
+    after_pair = _changed(thumbs[i + 1], thumbs[i]) if i + 1 < len(thumbs) else None
+    out = []
+    for label in range(1, count):
+        area = stats[label, cv2.CC_STAT_AREA]
+        box = stats[label, cv2.CC_STAT_WIDTH] * stats[label, cv2.CC_STAT_HEIGHT]
+        if area < min_area or area < MIN_SOLIDITY * box:
+            continue
+        mask = labels == label
+        # Look for change around the region too: a small part moving fast (a joint, a finger)
+        # leaves disjoint change regions, but always next to where it was a step before.
+        reach = int(max(stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]) // 2 + 2)
+        around = cv2.dilate(mask.astype(np.uint8), np.ones((3, 3), np.uint8), iterations=reach) > 0
+        allowed = LOCAL_STABLE * area
+        if any(
+            pair is not None and pair[around].sum() > allowed for pair in (before_pair, after_pair)
+        ):
+            continue
+        before, colour_before = _presence(thumbs[i - 1], mask)
+        after, colour_after = _presence(thumbs[i], mask)
+        out.append(
+            _Region(mask, tuple(centroids[label]), before, after, colour_before, colour_after)
+        )
+    return out
+
+
+def _describe(region: _Region, width: int) -> str:
+    x = region.centre[0] / width
+    side = "left" if x < 1 / 3 else "right" if x > 2 / 3 else "centre"
+    return f"{side} of the frame"
+
+
+def local_changes(
+    frames: AnalysisFrames, sig: SignalSeries, exclude: list[tuple[int, int]]
+) -> list[LocalChange]:
+    """Sudden local appearances, disappearances and jumps, one step at a time."""
+    width = frames.thumbs.shape[2]
+    found: list[LocalChange] = []
+    for i in range(1, len(frames.thumbs)):
+        fraction = sig.changed_fraction[i]
+        if fraction <= 0 or fraction > LOCAL_MAX_FRACTION or near(i, exclude, margin=1):
+            continue
+        regions = _regions(frames, i)
+        vanished = [
+            r for r in regions if r.before > PRESENT_DISTANCE and r.after < ABSENT_RATIO * r.before
+        ]
+        appeared = [
+            r for r in regions if r.after > PRESENT_DISTANCE and r.before < ABSENT_RATIO * r.after
+        ]
+        for gone in list(vanished):
+            gaps = [float(np.linalg.norm(r.colour_after - gone.colour_before)) for r in appeared]
+            if not gaps:
+                continue
+            twin = appeared[int(np.argmin(gaps))]
+            colour_gap = min(gaps)
+            if colour_gap > SAME_OBJECT_DISTANCE:
+                continue
+            vanished.remove(gone)
+            appeared.remove(twin)
+            distance = float(np.hypot(*(np.subtract(twin.centre, gone.centre)))) / width
+            found.append(
+                LocalChange(
+                    i,
+                    "object_teleportation",
+                    f"a region at the {_describe(gone, width)} vanishes and a region of the same "
+                    f"colour appears at the {_describe(twin, width)} in one step",
+                    [
+                        f"jump of {distance:.2f} frame widths between two frames",
+                        "colour distance to background before/after: "
+                        f"{gone.before:.0f}->{gone.after:.0f} and "
+                        f"{twin.before:.0f}->{twin.after:.0f}",
+                    ],
+                    confidence=0.7,
+                )
+            )
+        for r in vanished:
+            found.append(
+                LocalChange(
+                    i,
+                    "object_disappearance",
+                    f"something at the {_describe(r, width)} vanishes in one step; "
+                    "the place now shows background",
+                    [
+                        f"colour distance to surroundings {r.before:.0f}->{r.after:.0f} "
+                        f"(object>{PRESENT_DISTANCE:g}, then <{ABSENT_RATIO:g}x)",
+                        "region stable before and after the step",
+                    ],
+                    confidence=0.6,
+                )
+            )
+        for r in appeared:
+            found.append(
+                LocalChange(
+                    i,
+                    "object_hallucination",
+                    f"something appears at the {_describe(r, width)} in one step, "
+                    "brought by nothing visible",
+                    [
+                        f"colour distance to surroundings {r.before:.0f}->{r.after:.0f} "
+                        f"(object>{PRESENT_DISTANCE:g}, before <{ABSENT_RATIO:g}x)",
+                        "region stable before and after the step",
+                    ],
+                    confidence=0.6,
+                )
+            )
+    return found

@@ -1,0 +1,131 @@
+"""Per-frame pixel signals (DESIGN section 8), computed on the analysis thumbnails.
+
+Every pairwise signal at frame i compares frame i with frame i-1; frame 0 gets 0. Values are in
+thumbnail pixels (grey levels 0-255, or pixels of displacement), so thresholds are comparable
+across clips of any resolution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
+from gaze.video.clip import AnalysisFrames
+
+SAME_PICTURE_DIFF = 0.05
+"""Mean grey difference below which two decoded frames show the same picture (a repeat)."""
+REPEAT_SHARE = 0.6
+"""When fewer than this share of frames show a new picture, motion is judged on distinct frames."""
+CHANGE_LEVEL = 30
+"""A pixel counts as changed when some colour channel moves by more than this (0-255)."""
+
+
+@dataclass
+class SignalSeries:
+    """All per-frame signals of one clip, aligned with ``times_s``."""
+
+    times_s: np.ndarray
+    step_start_s: np.ndarray
+    """Time of the frame each step i starts from (the previous decoded frame, even when that
+    frame was a duplicate left out of the analysis)."""
+    frame_diff: np.ndarray
+    """Pixel frame consistency: mean absolute grey difference to the previous frame."""
+    changed_fraction: np.ndarray
+    """Share of pixels whose colour changed by more than CHANGE_LEVEL since the previous frame."""
+    motion: np.ndarray
+    """Optical-flow motion magnitude: mean flow vector length, thumbnail pixels per frame."""
+    shift_x: np.ndarray
+    """Global (camera) translation since the previous frame: median flow, x, thumbnail pixels."""
+    shift_y: np.ndarray
+    """Global translation since the previous frame: median flow, y."""
+    sharpness: np.ndarray
+    """Contrast-normalised Laplacian variance: high = crisp edges; darkening leaves it unchanged."""
+    brightness: np.ndarray
+    """Mean grey level, 0-255."""
+    contrast: np.ndarray
+    """Standard deviation of grey levels."""
+
+    def as_dict(self, digits: int = 4) -> dict[str, list[float]]:
+        names = [
+            "frame_diff",
+            "changed_fraction",
+            "motion",
+            "shift_x",
+            "shift_y",
+            "sharpness",
+            "brightness",
+            "contrast",
+        ]
+        return {n: [round(float(v), digits) for v in getattr(self, n)] for n in names}
+
+
+def _pairwise_change(thumbs: np.ndarray, grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean grey difference and changed-pixel share for every step, in chunks (vectorised)."""
+    n = len(grey)
+    frame_diff, changed = np.zeros(n), np.zeros(n)
+    chunk = 256
+    for lo in range(1, n, chunk):
+        hi = min(n, lo + chunk)
+        frame_diff[lo:hi] = np.abs(grey[lo:hi] - grey[lo - 1 : hi - 1]).mean(axis=(1, 2))
+        colour = np.abs(thumbs[lo:hi].astype(np.int16) - thumbs[lo - 1 : hi - 1]).max(axis=3)
+        changed[lo:hi] = (colour > CHANGE_LEVEL).mean(axis=(1, 2))
+    return frame_diff, changed
+
+
+def compute_signals(frames: AnalysisFrames, step_start_s: np.ndarray | None = None) -> SignalSeries:
+    grey_u8 = np.stack([cv2.cvtColor(t, cv2.COLOR_BGR2GRAY) for t in frames.thumbs])
+    frame_diff, changed = _pairwise_change(frames.thumbs, grey_u8.astype(np.float32))
+    n = len(grey_u8)
+    motion = np.zeros(n)
+    sx, sy = np.zeros(n), np.zeros(n)
+    # A fresh DIS instance per clip: its state never carries over between clips.
+    flow = cv2.DISOpticalFlow.create(cv2.DISOPTICAL_FLOW_PRESET_MEDIUM)
+    # A repeated picture has no motion, and flow is the costliest signal: skip repeats.
+    for i in np.flatnonzero(frame_diff >= SAME_PICTURE_DIFF):
+        field = np.asarray(flow.calc(grey_u8[i - 1], grey_u8[i], None))  # type: ignore[call-overload]
+        motion[i] = float(np.linalg.norm(field, axis=2).mean())
+        # The median flow vector is the camera's motion as long as less than half the image
+        # moves on its own (a robot arm rarely covers half the view).
+        sx[i], sy[i] = np.median(field.reshape(-1, 2), axis=0)
+    contrast = frames.contrast
+    sharpness = frames.sharpness / (contrast**2 + 1.0)
+    if step_start_s is None:
+        step_start_s = np.concatenate([frames.times_s[:1], frames.times_s[:-1]])
+    return SignalSeries(
+        times_s=frames.times_s,
+        step_start_s=step_start_s,
+        frame_diff=frame_diff,
+        changed_fraction=changed,
+        motion=motion,
+        shift_x=sx,
+        shift_y=sy,
+        sharpness=sharpness,
+        brightness=frames.brightness,
+        contrast=contrast,
+    )
+
+
+def distinct_steps(
+    frames: AnalysisFrames, sig: SignalSeries, same_level: float
+) -> tuple[AnalysisFrames, SignalSeries] | None:
+    """The clip reduced to frames whose picture changed, or None when few frames repeat.
+
+    Many published clips repeat each picture for a while (a 1 fps rollout padded to 10 or 24
+    fps). Between repeats every change looks sudden, so motion must be judged between distinct
+    pictures; ``step_start_s`` keeps the time of the last repeat before each change.
+    """
+    keep = np.flatnonzero(np.concatenate([[True], sig.frame_diff[1:] >= same_level]))
+    if len(keep) < 2 or len(keep) > REPEAT_SHARE * len(sig.times_s):
+        return None
+    reduced = AnalysisFrames(
+        times_s=frames.times_s[keep],
+        thumbs=frames.thumbs[keep],
+        sharpness=frames.sharpness[keep],
+        brightness=frames.brightness[keep],
+        contrast=frames.contrast[keep],
+    )
+    starts = np.concatenate([[frames.times_s[0]], frames.times_s[keep[1:] - 1]])
+    return reduced, compute_signals(reduced, step_start_s=starts)
