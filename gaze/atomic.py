@@ -17,10 +17,17 @@ def check_writable(path: str | Path) -> Path:
         raise GazeInputError(f"cannot write {path}: it is a directory")
     if not parent.is_dir():
         raise GazeInputError(f"cannot write {path}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise GazeInputError(f"cannot write {path}: folder {parent} is not writable")
     if path.exists() and not os.access(path, os.W_OK):
         raise GazeInputError(f"cannot write {path}: file is read-only")
+    # Permission bits do not tell the whole story (root, read-only mounts, /proc): try it.
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=parent)
+    except OSError as exc:
+        raise GazeInputError(
+            f"cannot write {path}: folder {parent} is not writable ({exc.strerror})"
+        ) from exc
+    os.close(fd)
+    os.unlink(probe)
     return path
 
 

@@ -21,7 +21,7 @@ from gaze.schema.events import Event
 from gaze.video.clip import AnalysisFrames
 from gaze.video.local_change import LocalChange, local_changes
 from gaze.video.runs import near, true_runs
-from gaze.video.signals import SAME_PICTURE_DIFF, SignalSeries, distinct_steps
+from gaze.video.signals import REPEAT_SHARE, SAME_PICTURE_DIFF, SignalSeries, distinct_steps
 
 # -- visual quality ---------------------------------------------------------------------------
 DARK_LEVEL = 35.0
@@ -273,7 +273,8 @@ def frozen(sig: SignalSeries) -> list[Event]:
     # Clips that repeat every picture for a while (low content rate) freeze all the time; only a
     # hold far longer than the clip's usual one is a stall.
     holds = [sig.times_s[e] - sig.times_s[s - 1] for s, e in runs]
-    usual = float(np.median(holds)) if holds else 0.0
+    repeats_common = len(runs) >= 3 and still.mean() > 1.0 - REPEAT_SHARE
+    usual = float(np.median(holds)) if holds and repeats_common else 0.0
     events = []
     for (s, e), length in zip(runs, holds, strict=True):
         if (

@@ -11,6 +11,8 @@ import numpy as np
 
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 
+MIN_ENCODER_SIDE = 16
+"""FFmpeg's encoders inside OpenCV abort the process on tiny frames; refuse them first."""
 FOURCC = {".mp4": "mp4v", ".avi": "MJPG", ".mkv": "MJPG", ".webm": "VP80"}
 
 
@@ -30,6 +32,8 @@ def write_video(frames: list[np.ndarray], path: Path, fps: float) -> None:
                 raise OSError(f"could not write {path}")
         elif suffix in FOURCC:
             height, width = frames[0].shape[:2]
+            if min(height, width) < MIN_ENCODER_SIDE:
+                raise ValueError(f"frames of {width}x{height} are too small for {suffix}")
             writer = cv2.VideoWriter(
                 str(tmp), cv2.VideoWriter.fourcc(*FOURCC[suffix]), fps, (width, height)
             )

@@ -1,0 +1,105 @@
+"""Pixel evidence finds the injected failures of forge clips, at the right time, and stays quiet
+on clean ones; synthetic frame sequences pin down the detectors that the forge does not inject."""
+
+import numpy as np
+import pytest
+
+from gaze.bench.forge import FAILURE_TYPES
+from gaze.pixel_diagnosis import PIXEL_TYPES
+from gaze.video.clip import AnalysisFrames, open_clip
+from gaze.video.evidence import detect
+from gaze.video.runs import near, true_runs
+from gaze.video.signals import compute_signals, distinct_steps
+
+
+def _events(path):
+    decoded = open_clip(path)
+    return detect(decoded.analysis, compute_signals(decoded.analysis))
+
+
+def test_clean_forge_clip_has_no_events(forge_dir, forge_rows):
+    assert _events(forge_dir / forge_rows["clean"].video) == []
+
+
+@pytest.mark.parametrize("ftype", FAILURE_TYPES)
+def test_injected_failure_is_found_with_its_span(forge_dir, forge_rows, ftype):
+    row = forge_rows[ftype]
+    truth = row.events[0]
+    found = [e for e in _events(forge_dir / row.video) if e.type == ftype]
+    assert found, f"{ftype} not found"
+    best = found[0]
+    # instant events must hit the exact step; spans may be off by at most one frame at each end
+    assert best.start_s == pytest.approx(truth.start_s, abs=0.1 + 1e-6)
+    assert best.end_s == pytest.approx(truth.end_s, abs=0.1 + 1e-6)
+    assert best.dimension == truth.dimension
+    assert 0 < best.confidence <= 1
+    assert best.evidence and all(isinstance(x, str) for x in best.evidence)
+
+
+def test_every_forge_failure_type_is_a_pixel_type():
+    assert set(FAILURE_TYPES) <= set(PIXEL_TYPES)
+
+
+def _frames(pictures: list[np.ndarray], fps: float = 10.0) -> AnalysisFrames:
+    thumbs = np.stack(pictures).astype(np.uint8)
+    grey = thumbs.mean(axis=3)
+    return AnalysisFrames(
+        times_s=np.arange(len(pictures)) / fps,
+        thumbs=thumbs,
+        sharpness=np.full(len(pictures), 500.0),
+        brightness=grey.mean(axis=(1, 2)),
+        contrast=grey.std(axis=(1, 2)),
+    )
+
+
+BACKGROUND = np.random.default_rng(0).integers(40, 200, (120, 160, 3)).astype(np.uint8)
+
+
+def _scene(rng: np.random.Generator, x: int) -> np.ndarray:
+    """A fixed textured background with a bright square at column x, plus sensor noise."""
+    base = BACKGROUND.copy()
+    base[50:70, x : x + 20] = (20, 200, 240)
+    noise = rng.integers(-2, 3, base.shape)
+    return np.clip(base.astype(int) + noise, 0, 255).astype(np.uint8)
+
+
+def test_frozen_span_in_the_middle_of_motion():
+    rng = np.random.default_rng(0)
+    moving = [_scene(rng, 10 + 4 * i) for i in range(10)]
+    still = [moving[-1]] * 15
+    after = [_scene(rng, 50 + 4 * i) for i in range(10)]
+    frames = _frames(moving + still + after)
+    events = detect(frames, compute_signals(frames))
+    frozen = [e for e in events if e.type == "frame_corruption" and "freezes" in e.description]
+    assert len(frozen) == 1
+    assert (frozen[0].start_s, frozen[0].end_s) == (0.9, 2.4)
+
+
+def test_washed_out_frames_are_low_visibility():
+    rng = np.random.default_rng(1)
+    pictures = [_scene(rng, 40) for _ in range(20)]
+    for i in range(5, 12):
+        pictures[i] = np.full_like(pictures[i], 250)
+    frames = _frames(pictures)
+    events = [e for e in detect(frames, compute_signals(frames)) if e.type == "low_visibility"]
+    assert [(e.start_s, e.end_s) for e in events] == [(0.5, 1.1)]
+    assert "washed out" in events[0].description
+
+
+def test_repeated_pictures_are_judged_between_distinct_frames():
+    rng = np.random.default_rng(2)
+    pictures = [p for i in range(8) for p in [_scene(rng, 10 + 15 * i)] * 5]
+    frames = _frames(pictures)
+    sig = compute_signals(frames)
+    reduced = distinct_steps(frames, sig, 0.05)
+    assert reduced is not None
+    small, small_sig = reduced
+    assert len(small.times_s) == 8
+    assert small_sig.step_start_s[1] == pytest.approx(0.4)  # last repeat before the change
+    assert small.times_s[1] == pytest.approx(0.5)
+
+
+def test_runs_helpers():
+    assert true_runs(np.array([0, 1, 1, 0, 1], bool)) == [(1, 2), (4, 4)]
+    assert true_runs(np.zeros(3, bool)) == []
+    assert near(5, [(1, 3)], margin=2) and not near(6, [(1, 3)], margin=2)
