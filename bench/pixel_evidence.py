@@ -63,8 +63,8 @@ def forge_figures(count: int, seed: int) -> None:
     print(f"{'type':24s} {'recall':>12s} {'false alarms':>13s}")
     for ftype in FAILURE_TYPES:
         print(
-            f"{ftype:24s} {hits[ftype]:>5d}/{totals[ftype]:<3d}{hits[ftype] / max(totals[ftype], 1):>5.2f}"
-            f" {false_alarms[ftype]:>13d}"
+            f"{ftype:24s} {hits[ftype]:>5d}/{totals[ftype]:<3d}"
+            f"{hits[ftype] / max(totals[ftype], 1):>5.2f} {false_alarms[ftype]:>13d}"
         )
     recalled, total = sum(hits.values()), sum(totals.values())
     print(
@@ -98,7 +98,8 @@ def shared_figures(folder: Path) -> None:
         total_video += report.clip.duration_s if report.clip else 0.0
         events = ", ".join(f"{e.type}@{e.start_s:g}" for e in report.events) or "-"
         print(
-            f"  {row['file'][:52]:52s} {report.clip.duration_s:7.1f} s video {spent:5.2f} s  {events}"
+            f"  {row['file'][:52]:52s} {report.clip.duration_s:7.1f} s video "
+            f"{spent:5.2f} s  {events}"
         )
     print(
         f"  total: {total_video:.0f} s of video in {total_s:.1f} s "

@@ -27,13 +27,19 @@ def forge_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def forge_rows(forge_dir: Path) -> dict[str, ManifestClip]:
     rows = [json.loads(line) for line in (forge_dir / "manifest.jsonl").read_text().splitlines()]
-    return {r["metadata"]["injected"][0] if r["metadata"]["injected"] else "clean":
-            ManifestClip.model_validate(r) for r in rows}
+    return {
+        r["metadata"]["injected"][0]
+        if r["metadata"]["injected"]
+        else "clean": ManifestClip.model_validate(r)
+        for r in rows
+    }
 
 
 @pytest.fixture(scope="session")
 def shared_manifest() -> list[dict]:
     manifest = SHARED_CLIPS / "manifest.jsonl"
     if not manifest.is_file():
-        pytest.skip(f"shared real clips not found at {SHARED_CLIPS} (they are not part of the repo)")
+        pytest.skip(
+            f"shared real clips not found at {SHARED_CLIPS} (they are not part of the repo)"
+        )
     return [json.loads(line) for line in manifest.read_text().splitlines() if line.strip()]

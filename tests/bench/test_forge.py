@@ -60,4 +60,5 @@ def test_shipped_demo_matches_its_recipe():
     _, _, instruction, events = forge_frames(DEMO_SEED, DEMO_FAILURES)
     assert meta["instruction"] == instruction
     assert [(e["type"], e["start_s"], e["end_s"]) for e in meta["events"]] == [
-        (e["type"], e["start_s"], e["end_s"]) for e in events]
+        (e["type"], e["start_s"], e["end_s"]) for e in events
+    ]

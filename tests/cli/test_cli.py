@@ -19,8 +19,9 @@ def gaze_process(*args: str | bytes, env: dict | None = None) -> subprocess.Comp
     """The real console entry point in a child process (bytes arguments pass through raw)."""
     full_env = {**os.environ, **(env or {})}
     full_env.pop("GAZE_MODEL", None)
-    return subprocess.run([sys.executable, "-m", "gaze", *args], capture_output=True, env=full_env,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "gaze", *args], capture_output=True, env=full_env, timeout=120
+    )
 
 
 def one_line_error(stderr: str) -> str:
@@ -43,8 +44,9 @@ def test_version(capsys):
 
 def test_diagnose_json_puts_only_the_report_on_stdout(forge_dir, forge_rows):
     row = forge_rows["object_teleportation"]
-    proc = gaze_process("diagnose", str(forge_dir / row.video), "--instruction", row.instruction,
-                        "--json")
+    proc = gaze_process(
+        "diagnose", str(forge_dir / row.video), "--instruction", row.instruction, "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     report = Report.model_validate_json(proc.stdout)
     assert [e.type for e in report.events] == ["object_teleportation"]
@@ -96,8 +98,13 @@ def test_demo_finds_its_injected_failures(capsys):
 def test_bad_input_is_one_line_and_exit_2(forge_dir, forge_rows, tmp_path, capsys, args, message):
     text = tmp_path / "notes.mp4"
     text.write_text("hello\n" * 100)
-    names = {"clip": str(forge_dir / forge_rows["clean"].video), "missing": str(tmp_path / "x.mp4"),
-             "text": str(text), "nodir": str(tmp_path / "nope"), "tmp": str(tmp_path)}
+    names = {
+        "clip": str(forge_dir / forge_rows["clean"].video),
+        "missing": str(tmp_path / "x.mp4"),
+        "text": str(text),
+        "nodir": str(tmp_path / "nope"),
+        "tmp": str(tmp_path),
+    }
     code = run([a.format(**names) for a in args])
     captured = capsys.readouterr()
     assert code == 2
@@ -116,22 +123,39 @@ def test_failed_diagnosis_leaves_no_output_file(tmp_path, capsys):
 
 def test_unwritable_output_is_refused_before_any_work(forge_dir, forge_rows, capsys):
     # /proc refuses new files even to root, unlike a chmod-ed folder
-    code = run(["diagnose", str(forge_dir / forge_rows["clean"].video), "-i", "pick",
-                "--out", "/proc/gaze-report.json"])
+    code = run(
+        [
+            "diagnose",
+            str(forge_dir / forge_rows["clean"].video),
+            "-i",
+            "pick",
+            "--out",
+            "/proc/gaze-report.json",
+        ]
+    )
     assert code == 2
     assert "not writable" in one_line_error(capsys.readouterr().err)
 
 
 def test_output_path_that_is_a_directory_is_refused(forge_dir, forge_rows, tmp_path, capsys):
-    code = run(["diagnose", str(forge_dir / forge_rows["clean"].video), "-i", "pick",
-                "--out", str(tmp_path)])
+    code = run(
+        [
+            "diagnose",
+            str(forge_dir / forge_rows["clean"].video),
+            "-i",
+            "pick",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert code == 2
     assert "is a directory" in one_line_error(capsys.readouterr().err)
 
 
 def test_non_utf8_instruction_is_refused_by_the_real_command(forge_dir, forge_rows):
-    proc = gaze_process("diagnose", str(forge_dir / forge_rows["clean"].video), "--instruction",
-                        b"pick \xff\xfe up")
+    proc = gaze_process(
+        "diagnose", str(forge_dir / forge_rows["clean"].video), "--instruction", b"pick \xff\xfe up"
+    )
     assert proc.returncode == 2
     assert "not valid UTF-8" in one_line_error(proc.stderr.decode())
     assert proc.stdout == b""
@@ -139,9 +163,20 @@ def test_non_utf8_instruction_is_refused_by_the_real_command(forge_dir, forge_ro
 
 def test_gaze_model_environment_is_not_silently_ignored(forge_dir, forge_rows):
     proc = subprocess.run(
-        [sys.executable, "-m", "gaze", "diagnose", str(forge_dir / forge_rows["clean"].video),
-         "-i", "pick"], capture_output=True, text=True,
-        env={**os.environ, "GAZE_MODEL": "openai:some-model"}, timeout=60)
+        [
+            sys.executable,
+            "-m",
+            "gaze",
+            "diagnose",
+            str(forge_dir / forge_rows["clean"].video),
+            "-i",
+            "pick",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GAZE_MODEL": "openai:some-model"},
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert "openai:some-model" in one_line_error(proc.stderr)
 
@@ -154,8 +189,14 @@ def test_schema_json_has_the_documented_shape(capsys):
     assert len(data["dimensions"]) == 6
     first = data["dimensions"][0]
     assert set(first) == {"name", "group", "types"}
-    assert set(first["types"][0]) == {"name", "definition", "exclusion_rule", "default_severity",
-                                      "evidence_limiting", "residual"}
+    assert set(first["types"][0]) == {
+        "name",
+        "definition",
+        "exclusion_rule",
+        "default_severity",
+        "evidence_limiting",
+        "residual",
+    }
     assert sum(len(d["types"]) for d in data["dimensions"]) == 30
 
 

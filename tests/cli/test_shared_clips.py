@@ -13,13 +13,20 @@ from tests.conftest import SHARED_CLIPS
 
 def test_every_shared_clip_gets_a_report(shared_manifest):
     for row in shared_manifest:
-        report = diagnose_pixels(ClipInput(clip_id=row["file"], video=str(SHARED_CLIPS / row["file"]),
-                                           instruction=row["instruction"]))
+        report = diagnose_pixels(
+            ClipInput(
+                clip_id=row["file"],
+                video=str(SHARED_CLIPS / row["file"]),
+                instruction=row["instruction"],
+            )
+        )
         info = report.clip
         assert info is not None
         # decoded duration matches the manifest's video-stream duration (not the container's,
         # which for the Bridge clips includes a longer audio track)
-        assert info.duration_s == pytest.approx(row["duration_s"], abs=1.5 / row["fps"]), row["file"]
+        assert info.duration_s == pytest.approx(row["duration_s"], abs=1.5 / row["fps"]), row[
+            "file"
+        ]
         assert info.frame_count == row["nb_frames"], row["file"]
         assert (info.width, info.height) == (row["width"], row["height"])
         assert report.assessment.mode == "pixel_evidence"

@@ -18,7 +18,12 @@ def test_codebook_has_six_dimensions_of_five_named_types():
     assert book.dimension_of("object_teleportation") == "physical_plausibility"
     assert book.dimension_of("wrong_effector") == "instruction_consistency"
     assert [lvl.label for lvl in book.severity_rubric] == [
-        "cosmetic", "minor", "moderate", "severe", "catastrophic"]
+        "cosmetic",
+        "minor",
+        "moderate",
+        "severe",
+        "catastrophic",
+    ]
 
 
 def test_flags_match_the_design():
@@ -58,8 +63,10 @@ def test_version_and_hash_are_exposed_and_hash_ignores_formatting(tmp_path):
     [
         (lambda d: d["dimensions"][0]["types"].pop(), "has 4 types"),
         (lambda d: d["dimensions"][1]["types"][0].update(name="failed_grasp"), "duplicate"),
-        (lambda d: d["dimensions"][2]["types"][0].update(exclusion_rule="use nothing else"),
-         "names no other"),
+        (
+            lambda d: d["dimensions"][2]["types"][0].update(exclusion_rule="use nothing else"),
+            "names no other",
+        ),
         (lambda d: d["dimensions"].pop(), "dimensions must be"),
     ],
 )

@@ -8,8 +8,13 @@ from gaze.schema.manifest import ManifestClip, Prediction
 
 
 def event(**over):
-    base = dict(dimension="physical_plausibility", type="object_floating", start_s=1.0, end_s=2.0,
-                severity=4)
+    base = dict(
+        dimension="physical_plausibility",
+        type="object_floating",
+        start_s=1.0,
+        end_s=2.0,
+        severity=4,
+    )
     return Event(**{**base, **over})
 
 
@@ -59,12 +64,25 @@ def test_bad_instructions_are_rejected(text):
 
 
 def test_manifest_row_collects_free_metadata_and_defaults_condition():
-    row = ManifestClip.model_validate({
-        "clip_id": "a", "video": "a.mp4", "instruction": "pick", "embodiment": "widowx",
-        "fps": 10, "duration_s": 5, "events": [
-            {"dimension": "visual_quality", "type": "blur", "start_s": 1, "end_s": 2,
-             "severity": 2}],
-    })
+    row = ManifestClip.model_validate(
+        {
+            "clip_id": "a",
+            "video": "a.mp4",
+            "instruction": "pick",
+            "embodiment": "widowx",
+            "fps": 10,
+            "duration_s": 5,
+            "events": [
+                {
+                    "dimension": "visual_quality",
+                    "type": "blur",
+                    "start_s": 1,
+                    "end_s": 2,
+                    "severity": 2,
+                }
+            ],
+        }
+    )
     assert row.metadata == {"embodiment": "widowx"}
     assert row.condition_id == "a"
     assert row.events[0].confidence is None
@@ -72,10 +90,23 @@ def test_manifest_row_collects_free_metadata_and_defaults_condition():
 
 def test_manifest_rejects_events_outside_the_clip():
     with pytest.raises(ValidationError, match="after the clip"):
-        ManifestClip.model_validate({
-            "clip_id": "a", "video": "a.mp4", "instruction": "pick", "duration_s": 1.0,
-            "events": [{"dimension": "visual_quality", "type": "blur", "start_s": 0.5,
-                        "end_s": 2.0, "severity": 2}]})
+        ManifestClip.model_validate(
+            {
+                "clip_id": "a",
+                "video": "a.mp4",
+                "instruction": "pick",
+                "duration_s": 1.0,
+                "events": [
+                    {
+                        "dimension": "visual_quality",
+                        "type": "blur",
+                        "start_s": 0.5,
+                        "end_s": 2.0,
+                        "severity": 2,
+                    }
+                ],
+            }
+        )
 
 
 def test_prediction_rejects_unknown_fields():
