@@ -14,9 +14,9 @@ from gaze.schema.codebook import DIMENSIONS, load_codebook
 from gaze.schema.inputs import ClipInput
 from gaze.schema.report import Assessment, PixelSignals, Report, RunManifest
 from gaze.video import evidence, local_change
-from gaze.video.clip import open_clip
+from gaze.video.clip import DecodedClip, open_clip
 from gaze.video.evidence import detect
-from gaze.video.signals import compute_signals
+from gaze.video.signals import SignalSeries, compute_signals
 from gaze.video.windows import SamplingSettings
 
 PIXEL_TYPES = (
@@ -57,6 +57,30 @@ def pixel_assessment() -> Assessment:
     )
 
 
+def pixel_signals(decoded: DecodedClip, signals: SignalSeries) -> PixelSignals:
+    """The report's record of the signals and the thresholds that judged them."""
+    times = signals.times_s
+    analysis_fps = (
+        decoded.info.fps
+        if len(times) < 2
+        else round((len(times) - 1) / max(float(times[-1] - times[0]), 1e-9), 4)
+    )
+    return PixelSignals(
+        analysis_fps=analysis_fps,
+        times_s=[round(float(t), 4) for t in times],
+        series=signals.as_dict(),
+        thresholds=thresholds(),
+    )
+
+
+def signals_of(video: str, settings: SamplingSettings) -> PixelSignals:
+    """Pixel signals of a clip (decoded through the store, so the graph decodes only once)."""
+    from gaze.video import store
+
+    decoded = store.decoded(video, settings)
+    return pixel_signals(decoded, compute_signals(decoded.analysis))
+
+
 def diagnose_pixels(clip: ClipInput, settings: SamplingSettings | None = None) -> Report:
     """Decode the clip once, compute pixel signals, and report what they show."""
     settings = settings or SamplingSettings()
@@ -64,15 +88,7 @@ def diagnose_pixels(clip: ClipInput, settings: SamplingSettings | None = None) -
     decoded = open_clip(clip.video, settings)
     signals = compute_signals(decoded.analysis)
     events = detect(decoded.analysis, signals)
-    analysis_fps = (
-        decoded.info.fps
-        if len(signals.times_s) < 2
-        else round(
-            (len(signals.times_s) - 1) / max(signals.times_s[-1] - signals.times_s[0], 1e-9), 4
-        )
-    )
     book = load_codebook()
-    limits = thresholds()
     return Report(
         clip_id=clip.clip_id,
         instruction=clip.instruction,
@@ -81,12 +97,7 @@ def diagnose_pixels(clip: ClipInput, settings: SamplingSettings | None = None) -
         events=events,
         flags=["pixel_evidence_only", *decoded.flags],
         assessment=pixel_assessment(),
-        signals=PixelSignals(
-            analysis_fps=analysis_fps,
-            times_s=[round(float(t), 4) for t in signals.times_s],
-            series=signals.as_dict(),
-            thresholds=limits,
-        ),
+        signals=pixel_signals(decoded, signals),
         manifest=RunManifest(
             gaze_version=__version__,
             codebook_version=book.version,

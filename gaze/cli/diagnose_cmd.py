@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -11,12 +13,13 @@ import click
 from rich.console import Console
 
 from gaze.atomic import check_writable
-from gaze.cli.options import initial_frame_or_error, instruction_or_error, no_model_yet
+from gaze.cli.options import initial_frame_or_error, instruction_or_error
+from gaze.cli.progress import GraphProgress
 from gaze.errors import GazeInputError
-from gaze.pixel_diagnosis import diagnose_pixels
 from gaze.report.files import report_json, write_report
 from gaze.report.terminal import render
 from gaze.schema.inputs import ClipInput
+from gaze.schema.report import Report
 
 
 def demo_clip() -> tuple[Path, str]:
@@ -24,6 +27,45 @@ def demo_clip() -> tuple[Path, str]:
     assets = resources.files("gaze") / "assets"
     meta = json.loads((assets / "demo.json").read_text(encoding="utf-8"))
     return Path(str(assets / "demo.mp4")), meta["instruction"]
+
+
+def _judges(text: str) -> list[str]:
+    return [j.strip() for j in text.split(",") if j.strip()]
+
+
+def _run_graph(
+    request: ClipInput,
+    model: str | None,
+    base_url: str | None,
+    roles: list[str],
+    judges: list[str],
+    use_cache: bool,
+    concurrency: int,
+    status: Console,
+) -> Report:
+    from gaze.api import adiagnose
+    from gaze.graph.context import GazeContext
+    from gaze.models.registry import parse_role_bindings
+
+    context = GazeContext(
+        model=model,
+        base_url=base_url,
+        roles=parse_role_bindings(roles),
+        judges=judges,
+        use_cache=use_cache,
+        concurrency=concurrency,
+    )
+    with GraphProgress(status, Path(request.video).name) as progress:
+        return asyncio.run(
+            adiagnose(
+                request.video,
+                request.instruction,
+                initial_frame=request.initial_frame,
+                clip_id=request.clip_id,
+                context=context,
+                on_update=progress,
+            )
+        )
 
 
 @click.command()
@@ -35,7 +77,31 @@ def demo_clip() -> tuple[Path, str]:
     help="Image of the initial scene (default: the clip's first frame).",
 )
 @click.option("--clip-id", help="Identifier used in the report (default: the file name).")
-@click.option("--model", help="PROVIDER:MODEL backbone (not available in this version).")
+@click.option(
+    "--model", help="Backbone PROVIDER:MODEL (default: $GAZE_MODEL; none: pixel evidence only)."
+)
+@click.option("--base-url", help="OpenAI-compatible server URL (default: $GAZE_BASE_URL).")
+@click.option(
+    "--role",
+    "roles",
+    multiple=True,
+    metavar="ROLE=PROVIDER:MODEL",
+    help="Bind one role to its own backbone (repeatable).",
+)
+@click.option(
+    "--judges",
+    default="diagnosis",
+    show_default=True,
+    help="Comma-separated branches: diagnosis, signals.",
+)
+@click.option("--no-cache", is_flag=True, help="Do not answer calls from the response cache.")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 256),
+    default=16,
+    show_default=True,
+    help="Most backbone calls in flight at once.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print only the JSON report on stdout.")
 @click.option("--out", type=click.Path(path_type=Path), help="Also write the JSON report here.")
 @click.option("--demo", is_flag=True, help="Diagnose the demo clip shipped with gaze.")
@@ -45,6 +111,11 @@ def diagnose(
     initial_frame: Path | None,
     clip_id: str | None,
     model: str | None,
+    base_url: str | None,
+    roles: tuple[str, ...],
+    judges: str,
+    no_cache: bool,
+    concurrency: int,
     as_json: bool,
     out: Path | None,
     demo: bool,
@@ -58,7 +129,6 @@ def diagnose(
         clip_id = clip_id or "demo"
     if clip is None:
         raise GazeInputError("missing CLIP (a video file), or use --demo")
-    no_model_yet(model)
     text = instruction_or_error(instruction)
     scene = initial_frame_or_error(initial_frame)
     if out is not None:
@@ -67,8 +137,28 @@ def diagnose(
         clip_id=clip_id or clip.stem, video=str(clip), instruction=text, initial_frame=scene
     )
     status = Console(stderr=True)
-    with status.status(f"diagnosing {clip.name} from pixel evidence …"):
-        report = diagnose_pixels(request)
+    chosen = model or os.environ.get("GAZE_MODEL")
+    if chosen or roles:
+        if not chosen:
+            raise GazeInputError("--role needs a default --model (or GAZE_MODEL) too")
+        report = _run_graph(
+            request,
+            chosen,
+            base_url,
+            list(roles),
+            _judges(judges),
+            not no_cache,
+            concurrency,
+            status,
+        )
+    else:
+        extra = [j for j in _judges(judges) if j not in ("diagnosis", "signals")]
+        if extra:
+            raise GazeInputError(f"judges {extra} need a model (--model or GAZE_MODEL)")
+        from gaze.pixel_diagnosis import diagnose_pixels
+
+        with status.status(f"diagnosing {clip.name} from pixel evidence …"):
+            report = diagnose_pixels(request)
     if out is not None:
         write_report(report, out)
     if as_json:

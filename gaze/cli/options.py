@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -31,16 +30,6 @@ def initial_frame_or_error(path: Path | None) -> str | None:
     if cv2.imread(str(path)) is None:
         raise GazeInputError(f"--initial-frame: {path} is not an image gaze can read")
     return str(path)
-
-
-def no_model_yet(model: str | None) -> None:
-    """Model backbones arrive with the diagnosis graph; until then say so instead of ignoring it."""
-    chosen = model or os.environ.get("GAZE_MODEL")
-    if chosen:
-        raise GazeInputError(
-            f"model {chosen!r} requested, but this version of gaze has no model backbones yet; "
-            "unset GAZE_MODEL / drop --model to get the pixel-evidence report"
-        )
 
 
 def print_json(data: object) -> None:

@@ -154,6 +154,25 @@ class RunManifest(BaseModel):
     """UTC time the report was written, ISO 8601."""
 
 
+class RejectedHypothesis(BaseModel):
+    """A hypothesis the critic turned down, kept so a reader can audit the critic."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    dimension: str
+    """Dimension of the rejected hypothesis."""
+    type: str
+    """Failure type it proposed."""
+    start_s: float
+    """Start of its span, seconds."""
+    end_s: float
+    """End of its span, seconds."""
+    confidence: float
+    """The critic's confidence that the failure is real."""
+    reason: str
+    """Why it was rejected."""
+
+
 class Report(BaseModel):
     """A structured diagnostic report for one clip."""
 
@@ -181,5 +200,9 @@ class Report(BaseModel):
     """Task-progress curve and OPD metrics, when the progress judge ran."""
     signals: PixelSignals | None = None
     """Pixel-evidence signals, when computed."""
+    rejected: list[RejectedHypothesis] = Field(default_factory=list)
+    """Hypotheses the critic rejected (graph mode)."""
+    problems: list[str] = Field(default_factory=list)
+    """Calls whose output could not be used after all retries (role, where, why)."""
     manifest: RunManifest
     """How the report was made."""

@@ -1,0 +1,182 @@
+"""The critic: verifies hypotheses against the frames, then merges those about one event.
+
+The model gives a verdict per hypothesis; accepting (verdict + confidence threshold) and merging
+(same type or shared object, temporal IoU at or above a threshold) are pure functions below."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gaze.agents.common import as_text, frame_parts, span_text
+from gaze.models.caller import Caller
+from gaze.models.protocol import Message
+from gaze.models.structured import Structured, ask
+from gaze.prompts import load_prompt
+from gaze.prompts.codebook_text import type_rules
+from gaze.schema.events import Event
+
+MIN_SPAN_S = 0.25
+"""Spans shorter than this (instants) are widened to it around their centre for IoU."""
+
+
+class Verdict(BaseModel):
+    """The critic's decision on one hypothesis (by its index in the list shown)."""
+
+    model_config = ConfigDict(extra="forbid")
+    index: int = Field(ge=0)
+    decision: Literal["accept", "reject"]
+    reason: str
+    confidence: float = Field(ge=0, le=1)
+
+
+class CriticOutput(BaseModel):
+    """One verdict per hypothesis."""
+
+    model_config = ConfigDict(extra="forbid")
+    verdicts: list[Verdict]
+
+
+def hypotheses_text(hypotheses: Sequence[Mapping[str, Any]]) -> str:
+    return "\n".join(
+        f"[{i}] {h['dimension']}/{h['type']} {span_text(h['start_s'], h['end_s'])} "
+        f"severity {h['severity']} confidence {h['confidence']:.2f}; objects: "
+        f"{', '.join(h['objects']) or '-'}; {h['explanation']} Evidence: {'; '.join(h['evidence'])}"
+        for i, h in enumerate(hypotheses)
+    )
+
+
+async def criticise(
+    caller: Caller,
+    *,
+    instruction: str,
+    segment: Mapping[str, Any],
+    hypotheses: Sequence[Mapping[str, Any]],
+    frames: Sequence[tuple[float, bytes]],
+    task_memory: dict[str, Any] | None,
+    scene_memory: dict[str, Any] | None,
+    max_retries: int,
+) -> Structured[CriticOutput]:
+    prompt = load_prompt("critic")
+    where = f"{segment['id']} ({span_text(segment['start_s'], segment['end_s'])})"
+    text = prompt.render(
+        instruction=instruction,
+        task_memory=as_text(task_memory),
+        scene_memory=as_text(scene_memory),
+        segment=where,
+        hypotheses=hypotheses_text(hypotheses),
+        type_rules=type_rules(h["type"] for h in hypotheses),
+    )
+    messages = [Message.text("system", text), frame_parts(frames, f"Frames of {where}:")]
+    return await ask(caller, "critic", messages, CriticOutput, max_retries=max_retries)
+
+
+def verify(
+    hypotheses: Sequence[Mapping[str, Any]], verdicts: Sequence[Verdict], threshold: float
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(accepted, rejected). Accepted: the critic said accept with confidence >= threshold; the
+    critic's confidence replaces the specialist's. A hypothesis without a verdict is rejected."""
+    by_index: dict[int, Verdict] = {}
+    for verdict in verdicts:
+        by_index.setdefault(verdict.index, verdict)
+    accepted, rejected = [], []
+    for i, hyp in enumerate(hypotheses):
+        found = by_index.get(i)
+        if found is None:
+            rejected.append({**hyp, "reason": "the critic gave no verdict"})
+            continue
+        verdict = found
+        if verdict.decision == "accept" and verdict.confidence >= threshold:
+            accepted.append({**hyp, "confidence": verdict.confidence, "critic": verdict.reason})
+        else:
+            why = (
+                verdict.reason
+                if verdict.decision == "reject"
+                else (f"confidence {verdict.confidence:.2f} below {threshold:g}: {verdict.reason}")
+            )
+            rejected.append({**hyp, "confidence": verdict.confidence, "reason": why})
+    return accepted, rejected
+
+
+def temporal_iou(a: Mapping[str, Any], b: Mapping[str, Any]) -> float:
+    """IoU of two spans in seconds, instants widened to MIN_SPAN_S."""
+
+    def widen(h: Mapping[str, Any]) -> tuple[float, float]:
+        s, e = float(h["start_s"]), float(h["end_s"])
+        if e - s < MIN_SPAN_S:
+            mid = (s + e) / 2
+            return mid - MIN_SPAN_S / 2, mid + MIN_SPAN_S / 2
+        return s, e
+
+    (s1, e1), (s2, e2) = widen(a), widen(b)
+    inter = max(0.0, min(e1, e2) - max(s1, s2))
+    union = max(e1, e2) - min(s1, s2)
+    return inter / union if union > 0 else 0.0
+
+
+def _same_event(a: Mapping[str, Any], b: Mapping[str, Any], iou: float) -> bool:
+    shared = {o.lower() for o in a["objects"]} & {o.lower() for o in b["objects"]}
+    return (a["type"] == b["type"] or bool(shared)) and temporal_iou(a, b) >= iou
+
+
+def merge(accepted: Sequence[Mapping[str, Any]], iou: float) -> list[Event]:
+    """Group accepted hypotheses about the same physical event (transitively) into events: the
+    most confident member names type and dimension; span is the union; severity and confidence
+    the maximum; evidence and implicated dimensions the union."""
+    groups: list[list[Mapping[str, Any]]] = []
+    for hyp in sorted(accepted, key=lambda h: (h["start_s"], -h["confidence"])):
+        homes = [g for g in groups if any(_same_event(hyp, member, iou) for member in g)]
+        if not homes:
+            groups.append([hyp])
+            continue
+        first = homes[0]
+        first.append(hyp)
+        for other in homes[1:]:
+            first.extend(other)
+            groups.remove(other)
+    events = []
+    for group in groups:
+        lead = max(group, key=lambda h: (h["confidence"], h["severity"]))
+        evidence = list(dict.fromkeys(e for h in group for e in h["evidence"]))
+        if len(group) > 1:
+            evidence.append(
+                f"merged {len(group)} hypotheses: "
+                + ", ".join(f"{h['dimension']}/{h['type']}" for h in group)
+            )
+        dimensions = list(dict.fromkeys([lead["dimension"], *(h["dimension"] for h in group)]))
+        events.append(
+            Event(
+                dimension=lead["dimension"],
+                type=lead["type"],
+                start_s=min(h["start_s"] for h in group),
+                end_s=max(h["end_s"] for h in group),
+                severity=float(max(h["severity"] for h in group)),
+                description=lead["explanation"],
+                evidence=evidence,
+                confidence=round(max(h["confidence"] for h in group), 4),
+                dimensions=dimensions,
+            )
+        )
+    return sorted(events, key=lambda e: (e.start_s, e.end_s, e.type))
+
+
+def raw_events(hypotheses: Sequence[Mapping[str, Any]]) -> list[Event]:
+    """Without a critic (ablation): every hypothesis becomes an event as proposed."""
+    return sorted(
+        (
+            Event(
+                dimension=h["dimension"],
+                type=h["type"],
+                start_s=h["start_s"],
+                end_s=h["end_s"],
+                severity=float(h["severity"]),
+                description=h["explanation"],
+                evidence=list(h["evidence"]),
+                confidence=h["confidence"],
+            )
+            for h in hypotheses
+        ),
+        key=lambda e: (e.start_s, e.end_s, e.type),
+    )

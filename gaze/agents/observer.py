@@ -1,0 +1,58 @@
+"""The observer: what happens in one window, per subtask, without judging yet."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from gaze.agents.common import as_text, frame_parts, span_text
+from gaze.models.caller import Caller
+from gaze.models.protocol import Message
+from gaze.models.structured import Structured, ask
+from gaze.prompts import load_prompt
+
+Status = Literal["not_started", "in_progress", "completed", "failed", "not_visible"]
+ACTIVE: frozenset[str] = frozenset({"in_progress", "completed", "failed"})
+
+
+class SubtaskStatus(BaseModel):
+    """A subtask's state in the window."""
+
+    model_config = ConfigDict(extra="forbid")
+    subtask_id: str
+    status: Status
+    times_s: list[float]
+
+
+class Notable(BaseModel):
+    """Something odd or hard to see, with its time."""
+
+    model_config = ConfigDict(extra="forbid")
+    time_s: float
+    what: str
+
+
+class WindowObservation(BaseModel):
+    """The observer's account of one window."""
+
+    model_config = ConfigDict(extra="forbid")
+    summary: str
+    subtask_status: list[SubtaskStatus]
+    notable: list[Notable]
+
+
+async def observe_window(
+    caller: Caller,
+    instruction: str,
+    window: dict[str, Any],
+    frames: Sequence[tuple[float, bytes]],
+    task_memory: dict[str, Any] | None,
+    max_retries: int,
+) -> Structured[WindowObservation]:
+    prompt = load_prompt("observer")
+    where = f"window {window['index']} ({span_text(window['start_s'], window['end_s'])})"
+    text = prompt.render(instruction=instruction, window=where, task_memory=as_text(task_memory))
+    messages = [Message.text("system", text), frame_parts(frames, f"Frames of {where}:")]
+    return await ask(caller, "observer", messages, WindowObservation, max_retries=max_retries)

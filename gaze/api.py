@@ -1,0 +1,115 @@
+"""The Python entry points: ``diagnose`` (sync) and ``adiagnose`` (async) return a Report.
+
+Without a model (no ``model``, no ``backbones``, no ``GAZE_MODEL``) they run the pixel-evidence
+default; with one they run the diagnosis graph, after a pre-flight check of every backbone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from gaze.errors import GazeInputError
+from gaze.models.protocol import Backbone
+from gaze.schema.inputs import ClipInput, check_instruction
+from gaze.schema.report import Report
+
+ProgressHook = Callable[[str, dict[str, Any]], None]
+
+
+def _clip_input(
+    video: str | Path, instruction: str, initial_frame: str | Path | None, clip_id: str | None
+) -> ClipInput:
+    try:
+        text = check_instruction(instruction)
+    except ValueError as exc:
+        raise GazeInputError(f"instruction: {exc}") from None
+    return ClipInput(
+        clip_id=clip_id or Path(video).stem,
+        video=str(video),
+        instruction=text,
+        initial_frame=str(initial_frame) if initial_frame else None,
+    )
+
+
+async def adiagnose(
+    video: str | Path,
+    instruction: str,
+    *,
+    initial_frame: str | Path | None = None,
+    clip_id: str | None = None,
+    model: str | None = None,
+    roles: Mapping[str, str] | None = None,
+    base_url: str | None = None,
+    backbones: Mapping[str, Backbone] | None = None,
+    context: Any = None,
+    on_update: ProgressHook | None = None,
+    preflight: bool = True,
+) -> Report:
+    """Diagnose one clip. ``context`` (a GazeContext) carries every other setting."""
+    from gaze.graph.context import GazeContext
+
+    request = _clip_input(video, instruction, initial_frame, clip_id)
+    ctx = context or GazeContext()
+    changes: dict[str, Any] = {}
+    if model is not None:
+        changes["model"] = model
+    if roles:
+        changes["roles"] = {**ctx.roles, **roles}
+    if base_url is not None:
+        changes["base_url"] = base_url
+    if backbones is not None:
+        changes["backbones"] = backbones
+    ctx = dataclasses.replace(ctx, **changes) if changes else ctx
+    if ctx.resolved_model() is None and not ctx.backbones:
+        from gaze.pixel_diagnosis import diagnose_pixels
+
+        return await asyncio.to_thread(diagnose_pixels, request)
+    return await _run_graph(request, ctx, on_update, preflight)
+
+
+async def _run_graph(
+    request: ClipInput, ctx: Any, on_update: ProgressHook | None, preflight: bool
+) -> Report:
+    from gaze.graph.graph import build_graph
+    from gaze.graph.services import services
+    from gaze.models.registry import preflight as check_backbone
+
+    svc = services(ctx)  # builds backbones: bad names, keys and settings fail here
+    if preflight:
+        seen: set[int] = set()
+        for role, backbone in svc.caller.bindings.items():
+            if id(backbone) not in seen:
+                seen.add(id(backbone))
+                where = f"{backbone.provider}:{backbone.model} ({role})"
+                await check_backbone(backbone, where)
+    if not Path(request.video).exists():
+        raise GazeInputError(f"no such file: {request.video}")
+    graph = build_graph()
+    inputs = {
+        "video": request.video,
+        "instruction": request.instruction,
+        "initial_frame": request.initial_frame,
+        "clip_id": request.clip_id,
+    }
+    config = {"configurable": {"thread_id": str(uuid.uuid4())}, "recursion_limit": 100}
+    final: dict[str, Any] = {}
+    async for chunk in graph.astream(
+        inputs, config=config, context=ctx, stream_mode=["updates", "values"]
+    ):
+        mode, data = chunk
+        if mode == "updates" and on_update is not None:
+            for node, update in data.items():
+                on_update(node, update or {})
+        elif mode == "values":
+            final = data
+    return Report.model_validate(final["report"])
+
+
+def diagnose(video: str | Path, instruction: str, **kwargs: Any) -> Report:
+    """Synchronous ``adiagnose`` (not for use inside a running event loop)."""
+    return asyncio.run(adiagnose(video, instruction, **kwargs))

@@ -1,0 +1,60 @@
+"""A live progress line on stderr while the graph runs (stdout stays clean for --json)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.status import Status
+
+
+class GraphProgress:
+    """Counts node updates into a one-line status: windows observed, specialists done, calls."""
+
+    def __init__(self, console: Console, clip_name: str) -> None:
+        self.clip_name = clip_name
+        self.windows = 0
+        self.observed = 0
+        self.specialists = 0
+        self.examined = 0
+        self.calls = 0
+        self.cached = 0
+        self.stage = "decoding"
+        self.status = Status(self._text(), console=console)
+
+    def _text(self) -> str:
+        parts = [f"{self.clip_name}: {self.stage}"]
+        if self.windows:
+            parts.append(f"observed {self.observed}/{self.windows} windows")
+        if self.specialists:
+            parts.append(f"specialists {self.examined}/{self.specialists}")
+        parts.append(f"{self.calls} calls" + (f" ({self.cached} cached)" if self.cached else ""))
+        return " · ".join(parts)
+
+    def __call__(self, node: str, update: dict[str, Any]) -> None:
+        for record in update.get("usage", []):
+            self.calls += 1
+            self.cached += bool(record.get("cache_hit"))
+        if node == "load_clip":
+            self.windows = len(update.get("windows", []))
+            self.stage = "grounding"
+        elif node == "observe":
+            self.observed += 1
+            self.stage = "observing"
+        elif node == "route":
+            self.specialists = sum(len(r["dimensions"]) for r in update.get("routes", []))
+            self.stage = "examining"
+        elif node == "specialist":
+            self.examined += 1
+        elif node == "critic":
+            self.stage = "verifying"
+        elif node == "report":
+            self.stage = "done"
+        self.status.update(self._text())
+
+    def __enter__(self) -> GraphProgress:
+        self.status.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.status.stop()

@@ -1,0 +1,1 @@
+"""The diagnosis graph: state, run context, routing, and ``build_graph()``."""

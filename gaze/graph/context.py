@@ -1,0 +1,140 @@
+"""Run settings: one context dataclass, every field described (LangGraph shows them in Studio)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from gaze.models.protocol import Backbone
+
+JUDGES = ("diagnosis", "signals", "pa_ia", "progress")
+
+
+def _describe(text: str) -> dict[str, str]:
+    return {"description": text}
+
+
+@dataclass(kw_only=True)
+class GazeContext:
+    """Settings of one diagnosis run (all recorded in the report's run manifest)."""
+
+    model: str | None = field(
+        default=None,
+        metadata=_describe(
+            "Default backbone, PROVIDER:MODEL (e.g. openai:gpt-4o, scripted:auto). "
+            "None: the GAZE_MODEL environment variable."
+        ),
+    )
+    roles: dict[str, str] = field(
+        default_factory=dict,
+        metadata=_describe(
+            "Per-role backbones, role -> PROVIDER:MODEL (grounding, observer, router, specialist, "
+            "critic, judge, progress, similarity)."
+        ),
+    )
+    base_url: str | None = field(
+        default=None,
+        metadata=_describe(
+            "Base URL of an OpenAI-compatible server (vLLM, SGLang, Ollama, a gateway). "
+            "None: GAZE_BASE_URL."
+        ),
+    )
+    judges: list[str] = field(
+        default_factory=lambda: ["diagnosis"],
+        metadata=_describe(
+            "Branches to run: diagnosis, signals (pixel evidence in the report), pa_ia, progress."
+        ),
+    )
+    window_s: float = field(default=4.0, metadata=_describe("Window length in seconds."))
+    frames_per_window: int = field(
+        default=16, metadata=_describe("Frames sampled per window (16 per 4 s = 4 fps).")
+    )
+    max_side: int = field(
+        default=768, metadata=_describe("Longest side of frames sent to models, pixels.")
+    )
+    top_k: int = field(default=3, metadata=_describe("Dimensions the router keeps per segment."))
+    critic_threshold: float = field(
+        default=0.5,
+        metadata=_describe("Minimum critic confidence for a hypothesis to become an event."),
+    )
+    merge_iou: float = field(
+        default=0.6,
+        metadata=_describe(
+            "Temporal IoU at or above which hypotheses about the same event are merged."
+        ),
+    )
+    temperature: float = field(default=0.0, metadata=_describe("Sampling temperature."))
+    max_retries: int = field(
+        default=3,
+        metadata=_describe("Retries of a call whose output is malformed (the error is fed back)."),
+    )
+    use_task_memory: bool = field(
+        default=True, metadata=_describe("Ablation switch: False skips task grounding.")
+    )
+    use_scene_memory: bool = field(
+        default=True, metadata=_describe("Ablation switch: False skips scene grounding.")
+    )
+    use_router: bool = field(
+        default=True,
+        metadata=_describe("Ablation switch: False sends every segment to all six specialists."),
+    )
+    use_critic: bool = field(
+        default=True,
+        metadata=_describe(
+            "Ablation switch: False turns every hypothesis into an event unverified."
+        ),
+    )
+    pixel_hints: bool = field(
+        default=True,
+        metadata=_describe(
+            "Hand pixel-evidence measurements to the physical-plausibility and visual-quality "
+            "specialists."
+        ),
+    )
+    max_segment_windows: int = field(
+        default=2,
+        metadata=_describe("Longest segment, in windows; longer subtask spans are split."),
+    )
+    max_frames_per_call: int = field(
+        default=24,
+        metadata=_describe("Most frames sent in one specialist or critic call (spread evenly)."),
+    )
+    concurrency: int = field(
+        default=16, metadata=_describe("Most backbone calls in flight at once.")
+    )
+    use_cache: bool = field(
+        default=True,
+        metadata=_describe("Answer repeated calls from the response cache (GAZE_CACHE_DIR)."),
+    )
+    retry_initial_s: float = field(
+        default=0.5,
+        metadata=_describe(
+            "First backoff pause after a transient error, seconds (doubles, with jitter)."
+        ),
+    )
+    retry_attempts: int = field(
+        default=5, metadata=_describe("Attempts per call on transient errors (timeouts, 429, 5xx).")
+    )
+    backbones: Mapping[str, Backbone] | None = field(
+        default=None,
+        compare=False,
+        repr=False,
+        metadata=_describe(
+            "Backbone objects by role (or 'default'), from Python only; they win over model names."
+        ),
+    )
+
+    def resolved_model(self) -> str | None:
+        return self.model or os.environ.get("GAZE_MODEL") or None
+
+    def resolved_base_url(self) -> str | None:
+        return self.base_url or os.environ.get("GAZE_BASE_URL") or None
+
+    def settings(self) -> dict[str, Any]:
+        """The run settings as the manifest records them (no objects, no secrets)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "backbones"}
+        out["model"] = self.resolved_model()
+        out["base_url"] = self.resolved_base_url()
+        return out

@@ -1,0 +1,114 @@
+"""The last node: the report, with its run manifest (models, prompts, calls, tokens, time)."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from gaze import __version__
+from gaze.graph.context import GazeContext
+from gaze.graph.services import services
+from gaze.graph.state import State
+from gaze.prompts import PROMPT_IDS, load_prompt
+from gaze.schema.codebook import DIMENSIONS, load_codebook
+from gaze.schema.events import Event
+from gaze.schema.report import (
+    Assessment,
+    ClipInfo,
+    PixelSignals,
+    RejectedHypothesis,
+    Report,
+    RunManifest,
+)
+
+ROLE_OF_PROMPT = {
+    "ground_task": "grounding",
+    "ground_scene": "grounding",
+    "observer": "observer",
+    "router": "router",
+    "specialist": "specialist",
+    "critic": "critic",
+}
+
+
+def graph_assessment(ctx: GazeContext) -> Assessment:
+    return Assessment(
+        mode="graph",
+        assessed=list(DIMENSIONS),
+        not_assessed=[],
+        note=(
+            "All six dimensions were open to the router; each segment was examined by its "
+            f"top {ctx.top_k if ctx.use_router else 6} dimensions' specialists and "
+            + ("verified by the critic. " if ctx.use_critic else "not verified (no critic). ")
+            + "An empty event list means no failure was visible in the sampled frames."
+        ),
+    )
+
+
+def manifest(state: State, ctx: GazeContext) -> RunManifest:
+    usage = state.get("usage", [])
+    caller = services(ctx).caller
+    calls = Counter(r["role"] for r in usage if not r["cache_hit"])
+    used_roles = sorted({r["role"] for r in usage})
+    book = load_codebook()
+    return RunManifest(
+        gaze_version=__version__,
+        codebook_version=book.version,
+        codebook_hash=book.hash,
+        prompts=[load_prompt(p).record for p in PROMPT_IDS],
+        models={role: caller.model_name(role) for role in used_roles},
+        settings=ctx.settings(),
+        calls=dict(sorted(calls.items())),
+        input_tokens=sum(r["input_tokens"] for r in usage),
+        output_tokens=sum(r["output_tokens"] for r in usage),
+        images=sum(r["images"] for r in usage),
+        cache_hits=sum(1 for r in usage if r["cache_hit"]),
+        wall_time_s=round(time.time() - state.get("started_at", time.time()), 3),
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+
+
+async def report(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    failures = state.get("failures", [])
+    flags = list(state.get("decode_flags", []))
+    events = [Event.model_validate(e) for e in state.get("events", [])]
+    if failures:  # DESIGN: output that cannot be parsed gives an empty, flagged report
+        flags.insert(0, "parse_failed")
+        events = []
+    signals = None
+    if "signals" in ctx.judges:
+        from gaze.pixel_diagnosis import signals_of
+
+        signals = signals_of(state["video"], services(ctx).sampling)
+    result = Report(
+        clip_id=state.get("clip_id") or state["video"].rsplit("/", 1)[-1].rsplit(".", 1)[0],
+        instruction=state["instruction"],
+        initial_frame=state.get("initial_frame"),
+        clip=ClipInfo.model_validate(state["clip"]),
+        events=events,
+        flags=flags,
+        assessment=graph_assessment(ctx),
+        signals=signals if isinstance(signals, PixelSignals) else None,
+        rejected=[_rejection(h) for h in state.get("rejected", [])],
+        problems=[f"{f['role']} ({f['where']}): {f['detail']}" for f in failures],
+        manifest=manifest(state, ctx),
+    )
+    return {"report": result.model_dump(mode="json")}
+
+
+def _rejection(h: dict[str, Any]) -> RejectedHypothesis:
+    return RejectedHypothesis.model_validate(
+        {
+            "dimension": h["dimension"],
+            "type": h["type"],
+            "start_s": h["start_s"],
+            "end_s": h["end_s"],
+            "confidence": h["confidence"],
+            "reason": h["reason"],
+        }
+    )

@@ -1,0 +1,50 @@
+"""Fan-out edges (pure functions of state): one observe call per window, one specialist call per
+segment x routed dimension."""
+
+from __future__ import annotations
+
+from langgraph.types import Send
+
+from gaze.graph.nodes import observations_text, pixel_hints_text
+from gaze.graph.state import ObserveTask, SpecialistTask, State
+
+
+def to_observers(state: State) -> list[Send]:
+    return [
+        Send(
+            "observe",
+            ObserveTask(
+                window=w,
+                video=state["video"],
+                instruction=state["instruction"],
+                task_memory=state.get("task_memory"),
+            ),
+        )
+        for w in state["windows"]
+    ]
+
+
+def to_specialists(state: State) -> list[Send] | str:
+    segments = {s["id"]: s for s in state.get("segments", [])}
+    clip_end = float(state["clip"]["duration_s"])
+    sends = []
+    for route in state.get("routes", []):
+        segment = segments[route["segment_id"]]
+        for dimension in route["dimensions"]:
+            sends.append(
+                Send(
+                    "specialist",
+                    SpecialistTask(
+                        segment=segment,
+                        dimension=dimension,
+                        video=state["video"],
+                        instruction=state["instruction"],
+                        clip_end_s=clip_end,
+                        task_memory=state.get("task_memory"),
+                        scene_memory=state.get("scene_memory"),
+                        observations=observations_text(state, segment),
+                        pixel_hints=pixel_hints_text(state, segment),
+                    ),
+                )
+            )
+    return sends or "critic"

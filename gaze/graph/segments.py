@@ -1,0 +1,70 @@
+"""Aligning subtasks with windows: the segments the specialists examine (pure).
+
+A subtask's segment spans the windows in which the observer saw it under way, completed or
+failed. Windows no subtask claims form segments of their own, so no part of the clip goes
+unexamined. Long segments are split so one specialist call never sees too many frames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypedDict
+
+from gaze.agents.observer import ACTIVE
+
+
+class Segment(TypedDict):
+    """A span of windows examined together."""
+
+    id: str
+    subtask_id: str | None
+    start_s: float
+    end_s: float
+    windows: list[int]
+
+
+def _runs(indices: Sequence[int]) -> list[list[int]]:
+    runs: list[list[int]] = []
+    for i in sorted(set(indices)):
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def align_segments(
+    windows: Sequence[dict[str, Any]],
+    observations: Sequence[dict[str, Any]],
+    subtask_ids: Sequence[str],
+    max_windows: int = 2,
+) -> list[Segment]:
+    """Segments from window metadata, per-window observations and the ordered subtask ids."""
+    by_index = {w["index"]: w for w in windows}
+    claimed: dict[str, list[int]] = {sid: [] for sid in subtask_ids}
+    for obs in observations:
+        for status in obs.get("subtask_status", []):
+            if status["subtask_id"] in claimed and status["status"] in ACTIVE:
+                claimed[status["subtask_id"]].append(obs["window"])
+    pieces: list[tuple[str | None, list[int]]] = []
+    for sid in subtask_ids:
+        if claimed[sid]:
+            span = list(range(min(claimed[sid]), max(claimed[sid]) + 1))
+            pieces.append((sid, span))
+    covered = {i for _, span in pieces for i in span}
+    for run in _runs([i for i in by_index if i not in covered]):
+        pieces.append((None, run))
+    segments: list[Segment] = []
+    for owner, span in sorted(pieces, key=lambda p: (p[1][0], p[0] or "~")):
+        for start in range(0, len(span), max(1, max_windows)):
+            chunk = span[start : start + max(1, max_windows)]
+            segments.append(
+                Segment(
+                    id=f"seg{len(segments)}",
+                    subtask_id=owner,
+                    start_s=by_index[chunk[0]]["start_s"],
+                    end_s=by_index[chunk[-1]]["end_s"],
+                    windows=chunk,
+                )
+            )
+    return segments

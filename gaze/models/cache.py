@@ -1,0 +1,90 @@
+"""A content-addressed response cache on disk (SQLite), so a rerun repeats no call.
+
+The key covers provider, model, endpoint, every message (text verbatim, images by hash), the
+schema and the sampling parameters; it never contains credentials.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from platformdirs import user_cache_dir
+
+from gaze.models.protocol import ImagePart, ModelReply, ModelRequest
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("GAZE_CACHE_DIR") or user_cache_dir("gaze"))
+
+
+def public_endpoint(base_url: str | None) -> str:
+    """The endpoint without user info or query (where tokens sometimes hide)."""
+    if not base_url:
+        return ""
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+def cache_key(provider: str, model: str, endpoint: str, request: ModelRequest) -> str:
+    messages = [
+        [m.role, [p.text if not isinstance(p, ImagePart) else f"image:{p.sha256}" for p in m.parts]]
+        for m in request.messages
+    ]
+    payload = {
+        "provider": provider,
+        "model": model,
+        "endpoint": endpoint,
+        "messages": messages,
+        "schema": request.json_schema,
+        "schema_name": request.schema_name,
+        "temperature": request.temperature,
+        "max_output_tokens": request.max_output_tokens,
+        "sample": request.sample,
+    }
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """Thread-safe SQLite store of replies by key."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = Path(folder or default_cache_dir())
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / "responses.sqlite"
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, text TEXT NOT NULL, "
+                "input_tokens INTEGER, output_tokens INTEGER)"
+            )
+            self._db.commit()
+
+    def get(self, key: str) -> ModelReply | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT text, input_tokens, output_tokens FROM replies WHERE key = ?", (key,)
+            ).fetchone()
+        return None if row is None else ModelReply(row[0], row[1] or 0, row[2] or 0)
+
+    def put(self, key: str, reply: ModelReply) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?)",
+                (key, reply.text, reply.input_tokens, reply.output_tokens),
+            )
+            self._db.commit()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,111 @@
+"""The backbone protocol: messages with text and images in, text (JSON) and usage out.
+
+Providers only move bytes; structured parsing, retries, caching and accounting live in the caller
+(``gaze.models.caller``) so every provider gets them the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from gaze.errors import GazeInputError
+
+ROLES: tuple[str, ...] = (
+    "grounding",
+    "observer",
+    "router",
+    "specialist",
+    "critic",
+    "judge",
+    "progress",
+    "similarity",
+)
+
+
+@dataclass(frozen=True)
+class TextPart:
+    text: str
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """A JPEG image; ``sha256`` identifies it in cache keys without hashing bytes twice."""
+
+    jpeg: bytes = field(repr=False)
+    sha256: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.sha256:
+            object.__setattr__(self, "sha256", hashlib.sha256(self.jpeg).hexdigest())
+
+
+Part = TextPart | ImagePart
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Literal["system", "user", "assistant"]
+    parts: tuple[Part, ...]
+
+    @staticmethod
+    def text(role: Literal["system", "user", "assistant"], text: str) -> Message:
+        return Message(role, (TextPart(text),))
+
+    @property
+    def images(self) -> int:
+        return sum(isinstance(p, ImagePart) for p in self.parts)
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One call: who asks (the agent role), what, and the shape of the answer."""
+
+    role: str
+    messages: tuple[Message, ...]
+    schema_name: str
+    json_schema: dict[str, Any] | None = None
+    temperature: float = 0.0
+    max_output_tokens: int = 2048
+    sample: int = 0
+    """Index of a repeated sample (self-consistency); part of the cache key."""
+
+    @property
+    def images(self) -> int:
+        return sum(m.images for m in self.messages)
+
+
+@dataclass
+class ModelReply:
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    refusal: str | None = None
+
+
+@runtime_checkable
+class Backbone(Protocol):
+    """What a provider implements. ``native_json_schema``: the server enforces the schema."""
+
+    provider: str
+    model: str
+    native_json_schema: bool
+
+    async def complete(self, request: ModelRequest) -> ModelReply: ...
+
+
+class TransientModelError(Exception):
+    """Worth retrying after a pause: timeouts, 429, 5xx, dropped connections."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ModelCallError(Exception):
+    """The call failed for good (e.g. a 400): the output counts as unparseable."""
+
+
+class ModelConfigError(GazeInputError):
+    """The backbone cannot work at all (bad key, unknown model, no image support): exit 2."""

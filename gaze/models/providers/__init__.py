@@ -1,0 +1,1 @@
+"""Providers: each imports its SDK only when chosen."""

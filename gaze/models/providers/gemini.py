@@ -1,0 +1,100 @@
+"""Google Gemini through the google-genai SDK (inline image parts, JSON schema in the config)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gaze.models.protocol import (
+    ImagePart,
+    ModelCallError,
+    ModelConfigError,
+    ModelReply,
+    ModelRequest,
+    TransientModelError,
+)
+
+
+class GeminiChat:
+    """The ``gemini`` provider."""
+
+    provider = "gemini"
+    native_json_schema = True
+
+    def __init__(self, model: str, base_url: str | None = None, timeout_s: float = 120.0) -> None:
+        try:
+            from google import genai
+            from google.genai import errors, types
+        except ImportError:
+            raise ModelConfigError(
+                "the gemini provider needs google-genai: pip install 'gaze[gemini]'"
+            ) from None
+        key = os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")
+        if not key:
+            raise ModelConfigError("GEMINI_API_KEY (or GOOGLE_API_KEY) is not set")
+        self.model = model
+        self._types = types
+        self._errors = errors
+        options = types.HttpOptions(base_url=base_url, timeout=int(timeout_s * 1000))
+        self._client = genai.Client(api_key=key, http_options=options)
+
+    def _contents(self, request: ModelRequest) -> tuple[str | None, list[Any]]:
+        types = self._types
+        system = (
+            "\n".join(
+                "".join(getattr(p, "text", "") for p in m.parts)
+                for m in request.messages
+                if m.role == "system"
+            )
+            or None
+        )
+        contents = []
+        for message in request.messages:
+            if message.role == "system":
+                continue
+            parts = [
+                types.Part.from_bytes(data=p.jpeg, mime_type="image/jpeg")
+                if isinstance(p, ImagePart)
+                else types.Part.from_text(text=p.text)
+                for p in message.parts
+            ]
+            contents.append(
+                types.Content(role="model" if message.role == "assistant" else "user", parts=parts)
+            )
+        return system, contents
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        types, errors = self._types, self._errors
+        system, contents = self._contents(request)
+        config = types.GenerateContentConfig(
+            system_instruction=system,
+            temperature=request.temperature,
+            max_output_tokens=request.max_output_tokens,
+            response_mime_type="application/json" if request.json_schema else None,
+            response_json_schema=request.json_schema,
+        )
+        try:
+            response = await self._client.aio.models.generate_content(
+                model=self.model, contents=contents, config=config
+            )
+        except errors.APIError as exc:
+            code = getattr(exc, "code", 0) or 0
+            if code == 429 or code >= 500:
+                raise TransientModelError(f"{code} from {self.model}") from exc
+            if code in (401, 403):
+                raise ModelConfigError(f"the Gemini API rejected the key ({code})") from exc
+            if code == 404:
+                raise ModelConfigError(f"model {self.model!r} not found") from exc
+            raise ModelCallError(f"{code}: {exc.message or exc}") from exc
+        except (TimeoutError, ConnectionError, OSError) as exc:
+            raise TransientModelError(f"cannot reach the Gemini endpoint: {exc}") from exc
+        except Exception as exc:  # httpx transport errors surface under their own names
+            if type(exc).__module__.startswith(("httpx", "httpcore", "aiohttp")):
+                raise TransientModelError(f"cannot reach the Gemini endpoint: {exc}") from exc
+            raise
+        usage = response.usage_metadata
+        return ModelReply(
+            text=response.text or "",
+            input_tokens=(usage.prompt_token_count or 0) if usage else 0,
+            output_tokens=(usage.candidates_token_count or 0) if usage else 0,
+        )

@@ -1,0 +1,125 @@
+"""OpenAI and every OpenAI-compatible server (vLLM, SGLang, Ollama, gateways) via a base URL."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gaze.models.protocol import (
+    ImagePart,
+    Message,
+    ModelCallError,
+    ModelConfigError,
+    ModelReply,
+    ModelRequest,
+    TransientModelError,
+)
+from gaze.video.frames import data_url
+
+PLACEHOLDER_KEY = "not-needed"
+"""Local OpenAI-compatible servers usually need no key, but the SDK insists on one."""
+
+
+def _content(message: Message) -> Any:
+    if message.role != "user":
+        return "".join(getattr(p, "text", "") for p in message.parts)
+    return [
+        {"type": "image_url", "image_url": {"url": data_url(p.jpeg)}}
+        if isinstance(p, ImagePart)
+        else {"type": "text", "text": p.text}
+        for p in message.parts
+    ]
+
+
+def request_body(model: str, request: ModelRequest) -> dict[str, Any]:
+    """The keyword arguments of ``chat.completions.create`` for a request."""
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": m.role, "content": _content(m)} for m in request.messages],
+        "temperature": request.temperature,
+        "max_tokens": request.max_output_tokens,
+    }
+    if request.json_schema is not None:
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {
+                "name": request.schema_name,
+                "schema": request.json_schema,
+                "strict": True,
+            },
+        }
+    return body
+
+
+class OpenAIChat:
+    """The ``openai`` provider."""
+
+    provider = "openai"
+    native_json_schema = True
+
+    def __init__(self, model: str, base_url: str | None = None, timeout_s: float = 120.0) -> None:
+        try:
+            import openai
+        except ImportError:
+            raise ModelConfigError(
+                "the openai provider needs the openai SDK: pip install 'gaze[openai]'"
+            ) from None
+        key = os.environ.get("OPENAI_API_KEY")
+        if not key and not base_url:
+            raise ModelConfigError(
+                "OPENAI_API_KEY is not set (or give --base-url for a local server)"
+            )
+        self.model = model
+        self.base_url = base_url
+        self._openai = openai
+        # gaze retries with its own backoff (and counts attempts): the SDK must not retry too.
+        self._client = openai.AsyncOpenAI(
+            api_key=key or PLACEHOLDER_KEY, base_url=base_url, max_retries=0, timeout=timeout_s
+        )
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        openai = self._openai
+        try:
+            response = await self._client.chat.completions.create(
+                **request_body(self.model, request)
+            )
+        except openai.RateLimitError as exc:
+            raise TransientModelError(f"429 from {self.model}", _retry_after(exc)) from exc
+        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+            where = self.base_url or "the OpenAI API"
+            raise TransientModelError(f"cannot reach {where}: {exc}") from exc
+        except openai.InternalServerError as exc:
+            raise TransientModelError(f"server error {exc.status_code}") from exc
+        except openai.AuthenticationError as exc:
+            raise ModelConfigError(f"the server rejected the API key ({exc.status_code})") from exc
+        except openai.NotFoundError as exc:
+            raise ModelConfigError(f"model {self.model!r} not found at the server") from exc
+        except openai.APIStatusError as exc:
+            raise ModelCallError(f"{exc.status_code}: {_message(exc)}") from exc
+        if not response.choices:
+            raise ModelCallError("the server returned no choices")
+        message = response.choices[0].message
+        usage = response.usage
+        return ModelReply(
+            text=message.content or "",
+            input_tokens=usage.prompt_tokens if usage else 0,
+            output_tokens=usage.completion_tokens if usage else 0,
+            refusal=getattr(message, "refusal", None),
+        )
+
+
+def _retry_after(exc: Any) -> float | None:
+    try:
+        value = exc.response.headers.get("retry-after")
+        return float(value) if value is not None else None
+    except (AttributeError, ValueError):
+        return None
+
+
+def _message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+    return str(getattr(exc, "message", exc))

@@ -1,0 +1,71 @@
+"""The in-process vLLM engine, for batch use on GPU machines (optional extra ``vllm``).
+
+The usual path to vLLM is its OpenAI-compatible server through the ``openai`` provider; this
+engine avoids the HTTP hop when gaze runs on the GPU machine itself. It cannot be exercised
+without a GPU, so only its import guard and request shaping are tested.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from gaze.models.protocol import ImagePart, ModelConfigError, ModelReply, ModelRequest
+from gaze.video.frames import data_url
+
+
+def chat_messages(request: ModelRequest) -> list[dict[str, Any]]:
+    """OpenAI-style chat messages, the form ``vllm.LLM.chat`` takes."""
+    return [
+        {
+            "role": m.role,
+            "content": [
+                {"type": "image_url", "image_url": {"url": data_url(p.jpeg)}}
+                if isinstance(p, ImagePart)
+                else {"type": "text", "text": p.text}
+                for p in m.parts
+            ],
+        }
+        for m in request.messages
+    ]
+
+
+class VLLMEngine:
+    """The ``vllm`` provider (imported only when chosen)."""
+
+    provider = "vllm"
+    native_json_schema = True
+
+    def __init__(self, model: str) -> None:
+        try:
+            import vllm
+        except ImportError:
+            raise ModelConfigError(
+                "the vllm provider needs vLLM on a GPU machine: pip install 'gaze[vllm]' "
+                "(or serve the model with vLLM and use --model openai:MODEL --base-url URL)"
+            ) from None
+        self.model = model
+        self._vllm = vllm
+        self._llm = vllm.LLM(model=model)
+        self._lock = asyncio.Lock()
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        vllm = self._vllm
+        structured = None
+        if request.json_schema is not None:
+            from vllm.sampling_params import StructuredOutputsParams
+
+            structured = StructuredOutputsParams(json=request.json_schema)
+        params = vllm.SamplingParams(
+            temperature=request.temperature,
+            max_tokens=request.max_output_tokens,
+            structured_outputs=structured,
+        )
+        async with self._lock:  # one engine, one batch at a time
+            outputs = await asyncio.to_thread(self._llm.chat, chat_messages(request), params)
+        first = outputs[0]
+        return ModelReply(
+            text=first.outputs[0].text,
+            input_tokens=len(first.prompt_token_ids or []),
+            output_tokens=len(first.outputs[0].token_ids or []),
+        )

@@ -1,0 +1,140 @@
+"""Structured output: JSON schemas built from pydantic models, robust parsing, and retries that
+feed the error back to the model."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from gaze.models.caller import Caller, CallRecord
+from gaze.models.protocol import (
+    Message,
+    ModelCallError,
+    ModelRequest,
+    TextPart,
+    TransientModelError,
+)
+
+T = TypeVar("T", bound=BaseModel)
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema in the strict form structured-output servers accept: every object
+    closed (additionalProperties false) and every property required; no defaults or titles."""
+    schema = model.model_json_schema()
+
+    def tighten(node: Any) -> Any:
+        if isinstance(node, dict):
+            node = {k: tighten(v) for k, v in node.items() if k not in {"default", "title"}}
+            if node.get("type") == "object" and "properties" in node:
+                node["additionalProperties"] = False
+                node["required"] = list(node["properties"])
+            return node
+        if isinstance(node, list):
+            return [tighten(v) for v in node]
+        return node
+
+    return tighten(schema)
+
+
+def extract_json(text: str) -> Any:
+    """The JSON object in a reply: plain, fenced, or surrounded by prose."""
+    candidates = [text.strip()]
+    candidates += [m.strip() for m in _FENCE.findall(text)]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start : end + 1])
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+    raise ValueError("no JSON object found in the reply")
+
+
+@dataclass
+class Structured(Generic[T]):
+    """The outcome of a structured call: the value (None if it never parsed) and every call."""
+
+    value: T | None
+    records: list[CallRecord] = field(default_factory=list)
+    error: str = ""
+
+
+def _schema_hint(output: type[BaseModel]) -> str:
+    return "Reply with one JSON object only, matching this JSON schema:\n" + json.dumps(
+        strict_schema(output), separators=(",", ":")
+    )
+
+
+async def ask(
+    caller: Caller,
+    role: str,
+    messages: list[Message],
+    output: type[T],
+    *,
+    max_retries: int = 3,
+    temperature: float = 0.0,
+    sample: int = 0,
+) -> Structured[T]:
+    """Call ``role``'s backbone until its reply validates as ``output`` (at most 1 + max_retries
+    calls). Transient errors are retried inside the caller; a call that still fails, a refusal
+    or an invalid reply costs one attempt here."""
+    backbone = caller.backbone(role)
+    conversation = list(messages)
+    if not backbone.native_json_schema:
+        conversation[0] = Message(
+            conversation[0].role, (*conversation[0].parts, TextPart("\n\n" + _schema_hint(output)))
+        )
+    result: Structured[T] = Structured(value=None)
+    for _ in range(1 + max_retries):
+        request = ModelRequest(
+            role=role,
+            messages=tuple(conversation),
+            schema_name=output.__name__,
+            json_schema=strict_schema(output),
+            temperature=temperature,
+            sample=sample,
+        )
+        try:
+            reply, record = await caller.complete(request)
+        except (TransientModelError, ModelCallError) as exc:
+            result.error = f"call failed: {exc}"
+            continue
+        result.records.append(record)
+        if reply.refusal:
+            result.error = f"refused: {reply.refusal}"
+            conversation += [
+                Message.text("assistant", reply.text or reply.refusal),
+                Message.text("user", "Please answer the request with the JSON object."),
+            ]
+            continue
+        try:
+            result.value = output.model_validate(extract_json(reply.text))
+            result.error = ""
+            return result
+        except (ValueError, ValidationError) as exc:
+            result.error = _short(exc)
+            conversation += [
+                Message.text("assistant", reply.text),
+                Message.text(
+                    "user",
+                    f"That reply was not valid: {result.error}. "
+                    "Reply again with only the corrected JSON object.",
+                ),
+            ]
+    return result
+
+
+def _short(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return f"{where}: {first['msg']}" if where else first["msg"]
+    return str(exc)

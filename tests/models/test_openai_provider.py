@@ -1,0 +1,155 @@
+"""The real openai SDK against a stand-in server on 127.0.0.1: exact request bodies, retries on
+429/500/malformed output, and pre-flight errors."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from gaze.models.caller import Caller, RetryPolicy
+from gaze.models.protocol import ImagePart, Message, ModelConfigError, TextPart
+from gaze.models.providers.openai_chat import OpenAIChat
+from gaze.models.registry import preflight
+from gaze.models.structured import ask, strict_schema
+from tests.standin import StandIn, chat_reply, error_reply
+
+JPEG = base64.b64decode(
+    "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJC4nICIsIxwc"
+    "KDcpLDAxNDQ0Hyc5PTgyPC4zNDL/wAALCAABAAEBAREA/8QAFAABAAAAAAAAAAAAAAAAAAAACf/EABQQAQAAAAAAAAAAAA"
+    "AAAAAAAAD/2gAIAQEAAD8AKp//2Q=="
+)
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    label: str
+    score: int
+
+
+@pytest.fixture(autouse=True)
+def _no_key(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+def _messages() -> list[Message]:
+    return [
+        Message.text("system", "You label frames."),
+        Message("user", (TextPart("t=0.00s"), ImagePart(JPEG))),
+    ]
+
+
+def _caller(server: StandIn, **retry) -> Caller:
+    backbone = OpenAIChat("vision-model", base_url=server.url + "/v1")
+    return Caller({"default": backbone}, retry=RetryPolicy(initial_s=0.01, **retry))
+
+
+def test_request_body_is_exactly_what_structured_output_servers_expect():
+    with StandIn() as server:
+        server.push(chat_reply('{"label": "ok", "score": 3}'))
+        result = asyncio.run(ask(_caller(server), "observer", _messages(), Answer))
+    assert result.value == Answer(label="ok", score=3)
+    (seen,) = server.seen
+    assert seen.method == "POST" and seen.path == "/v1/chat/completions"
+    assert seen.headers["authorization"] == "Bearer not-needed"
+    body = seen.body
+    assert body["model"] == "vision-model"
+    assert body["temperature"] == 0.0
+    assert body["messages"][0] == {"role": "system", "content": "You label frames."}
+    assert body["messages"][1] == {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "t=0.00s"},
+            {
+                "type": "image_url",
+                "image_url": {"url": "data:image/jpeg;base64," + base64.b64encode(JPEG).decode()},
+            },
+        ],
+    }
+    assert body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "Answer", "schema": strict_schema(Answer), "strict": True},
+    }
+    assert body["response_format"]["json_schema"]["schema"]["additionalProperties"] is False
+    assert result.records[0]["input_tokens"] == 11 and result.records[0]["output_tokens"] == 7
+    assert result.records[0]["images"] == 1
+
+
+def test_429_500_and_malformed_output_are_retried():
+    with StandIn() as server:
+        server.push(
+            error_reply(429, "slow down", {"retry-after": "0.05"}),
+            error_reply(500, "boom"),
+            chat_reply("Sure! here it is: {not json"),
+            chat_reply('```json\n{"label": "cat", "score": 5}\n```'),
+        )
+        result = asyncio.run(ask(_caller(server), "critic", _messages(), Answer))
+    assert result.value == Answer(label="cat", score=5)
+    assert len(server.seen) == 4
+    # the malformed reply and the complaint about it are fed back to the model
+    last = server.seen[3].body["messages"]
+    assert last[-2] == {"role": "assistant", "content": "Sure! here it is: {not json"}
+    assert "not valid" in last[-1]["content"][0]["text"]
+    assert [r["attempts"] for r in result.records] == [3, 1]
+
+
+def test_output_that_never_validates_gives_up_after_the_retries():
+    with StandIn() as server:
+        server.push(*[chat_reply('{"label": "x"}') for _ in range(4)])
+        result = asyncio.run(ask(_caller(server), "critic", _messages(), Answer, max_retries=3))
+    assert result.value is None
+    assert len(server.seen) == 4
+    assert "score" in result.error
+
+
+def test_transient_errors_stop_after_the_attempt_limit():
+    with StandIn(default=error_reply(503, "down")) as server:
+        result = asyncio.run(
+            ask(_caller(server, attempts=3), "critic", _messages(), Answer, max_retries=0)
+        )
+    assert result.value is None and len(server.seen) == 3
+    assert "503" in result.error or "server error" in result.error
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [(401, "rejected the API key"), (404, "not found"), (400, "image and a JSON schema")],
+)
+def test_preflight_turns_unusable_backbones_into_input_errors(status, message):
+    with StandIn(default=error_reply(status, "nope")) as server:
+        backbone = OpenAIChat("m", base_url=server.url + "/v1")
+        with pytest.raises(ModelConfigError, match=message):
+            asyncio.run(preflight(backbone, "openai:m"))
+        assert server.seen[0].body["response_format"]["type"] == "json_schema"
+        assert server.seen[0].body["messages"][0]["content"][0]["type"] == "image_url"
+
+
+def test_preflight_names_an_unreachable_server():
+    backbone = OpenAIChat("m", base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(ModelConfigError, match="cannot reach http://127.0.0.1:9/v1"):
+        asyncio.run(preflight(backbone, "openai:m"))
+
+
+def test_missing_key_without_base_url_is_an_input_error():
+    with pytest.raises(ModelConfigError, match="OPENAI_API_KEY"):
+        OpenAIChat("gpt-4o")
+
+
+def test_key_from_environment_is_sent_but_never_cached(tmp_path, monkeypatch):
+    from gaze.models.cache import ResponseCache
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    with StandIn() as server:
+        server.push(chat_reply('{"label": "ok", "score": 1}'))
+        backbone = OpenAIChat("m", base_url=server.url + "/v1")
+        cache = ResponseCache(tmp_path)
+        caller = Caller({"default": backbone}, cache=cache)
+        asyncio.run(ask(caller, "observer", _messages(), Answer))
+        assert server.seen[0].headers["authorization"] == "Bearer sk-secret-123"
+    cache.close()
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert b"sk-secret-123" not in stored
+    assert json.dumps({"label": "ok", "score": 1}).encode()[:10] in stored

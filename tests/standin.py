@@ -1,0 +1,146 @@
+"""A stand-in model server on 127.0.0.1 for the real SDK clients: it records every request
+(path, headers, JSON body) and answers from a queue of scripted responses."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class StandIn:
+    """``with StandIn() as server:`` ... ``server.url``; queue replies with ``server.push``."""
+
+    def __init__(self, default: Reply | None = None) -> None:
+        self.replies: deque[Reply] = deque()
+        self.default = default
+        self.seen: list[Seen] = []
+        self._lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _serve(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw) if raw else None
+                except json.JSONDecodeError:
+                    body = raw.decode(errors="replace")
+                with outer._lock:
+                    outer.seen.append(
+                        Seen(
+                            self.command,
+                            self.path,
+                            {k.lower(): v for k, v in self.headers.items()},
+                            body,
+                        )
+                    )
+                    reply = outer.replies.popleft() if outer.replies else outer.default
+                if reply is None:
+                    reply = Reply(500, {"error": {"message": "stand-in has no reply queued"}})
+                payload = (
+                    json.dumps(reply.body).encode()
+                    if not isinstance(reply.body, bytes)
+                    else reply.body
+                )
+                self.send_response(reply.status)
+                self.send_header("content-type", "application/json")
+                for key, value in reply.headers.items():
+                    self.send_header(key, value)
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            do_POST = _serve  # noqa: N815
+            do_GET = _serve  # noqa: N815
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def push(self, *replies: Reply) -> None:
+        with self._lock:
+            self.replies.extend(replies)
+
+    def __enter__(self) -> StandIn:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def chat_reply(content: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> Reply:
+    """An OpenAI chat.completions response carrying ``content``."""
+    return Reply(
+        200,
+        {
+            "id": "chatcmpl-standin",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": content},
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        },
+    )
+
+
+def gemini_reply(text: str, prompt_tokens: int = 13, output_tokens: int = 5) -> Reply:
+    """A Gemini generateContent response carrying ``text``."""
+    return Reply(
+        200,
+        {
+            "candidates": [
+                {
+                    "content": {"role": "model", "parts": [{"text": text}]},
+                    "finishReason": "STOP",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": {
+                "promptTokenCount": prompt_tokens,
+                "candidatesTokenCount": output_tokens,
+                "totalTokenCount": prompt_tokens + output_tokens,
+            },
+        },
+    )
+
+
+def error_reply(status: int, message: str, headers: dict[str, str] | None = None) -> Reply:
+    return Reply(status, {"error": {"message": message, "code": status}}, headers or {})
