@@ -1,0 +1,149 @@
+"""The whole diagnosis graph with the scripted backbone on a forge clip: events, spans, the
+critic's rejections and merges, routing, parse failures, ablations, cache."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from gaze.api import adiagnose
+from gaze.graph.context import GazeContext
+from tests.graph.script import scripted_world, text_of
+
+
+@pytest.fixture
+def teleport(forge_dir, forge_rows):
+    row = forge_rows["object_teleportation"]
+    truth = row.events[0]
+    return forge_dir / row.video, row.instruction, (truth.start_s, truth.end_s)
+
+
+def run(clip, instruction, backbone, **settings: Any):
+    context = GazeContext(use_cache=settings.pop("use_cache", False), **settings)
+    return asyncio.run(adiagnose(clip, instruction, backbones={"default": backbone},
+                                 context=context))
+
+
+def calls_by_role(backbone) -> Counter:
+    return Counter(r.role for r in backbone.requests)
+
+
+def specialist_dimensions(backbone) -> Counter:
+    return Counter(r.schema_name.removeprefix("Specialist_") for r in backbone.calls("specialist"))
+
+
+def test_full_graph_verifies_merges_and_reports(teleport):
+    clip, instruction, (t0, t1) = teleport
+    backbone = scripted_world((t0, t1))
+    report = run(clip, instruction, backbone)
+
+    (event,) = report.events
+    assert event.type == "object_teleportation" and event.dimension == "physical_plausibility"
+    assert event.dimensions == ["physical_plausibility", "object_scene_consistency"]
+    assert (event.start_s, event.end_s) == (t0, t1)
+    assert event.severity == 5 and event.confidence == 0.9
+    assert any("merged 2 hypotheses" in e for e in event.evidence)
+    (rejected,) = report.rejected
+    assert rejected.type == "object_floating" and "occludes" in rejected.reason
+    assert report.flags == [] and report.problems == []
+    assert report.assessment.mode == "graph"
+
+    # two subtasks in two windows -> two segments; router keeps the top 3 dimensions of each
+    assert calls_by_role(backbone) == {"grounding": 2, "observer": 2, "router": 2,
+                                       "specialist": 6, "critic": 1}
+    assert specialist_dimensions(backbone) == {"physical_plausibility": 2,
+                                               "object_scene_consistency": 2, "visual_quality": 2}
+    manifest = report.manifest
+    assert manifest.calls == {"critic": 1, "grounding": 2, "observer": 2, "router": 2,
+                              "specialist": 6}
+    assert manifest.models["critic"] == "scripted:world"
+    assert manifest.images == sum(r.images for r in backbone.requests)
+    assert manifest.input_tokens > 0 and manifest.cache_hits == 0
+    assert {p.id for p in manifest.prompts} >= {"observer", "specialist", "critic"}
+
+
+def test_pixel_hints_reach_only_the_physical_and_visual_specialists(teleport):
+    clip, instruction, truth = teleport
+    backbone = scripted_world(truth)
+    run(clip, instruction, backbone)
+    by_dimension: dict[str, list[str]] = {}
+    for request in backbone.calls("specialist"):
+        by_dimension.setdefault(request.schema_name, []).append(text_of(request))
+    assert any("object_teleportation: a region" in t
+               for t in by_dimension["Specialist_physical_plausibility"])
+    assert all("(none for this dimension)" in t
+               for t in by_dimension["Specialist_object_scene_consistency"])
+
+
+def test_observer_frames_are_the_windows_sampled_frames(teleport):
+    clip, instruction, truth = teleport
+    backbone = scripted_world(truth)
+    run(clip, instruction, backbone)
+    observer_calls = backbone.calls("observer")
+    assert [r.images for r in observer_calls] == [16, 16]
+    labels = [p.text for p in observer_calls[0].messages[1].parts if hasattr(p, "text")]
+    assert labels[1] == "t=0.00s" and labels[-1] == "t=3.70s"
+
+
+def test_unparseable_output_gives_an_empty_flagged_report(teleport):
+    clip, instruction, truth = teleport
+    backbone = scripted_world(truth, observer_garbage=True)
+    report = run(clip, instruction, backbone, max_retries=2)
+    assert report.flags[0] == "parse_failed"
+    assert report.events == []
+    assert len(report.problems) == 2 and all(p.startswith("observer (window") for p in report.problems)
+    assert calls_by_role(backbone)["observer"] == 2 * 3  # 1 + 2 retries per window
+
+
+def test_ablation_no_router_sends_every_dimension(teleport):
+    clip, instruction, truth = teleport
+    backbone = scripted_world(truth)
+    run(clip, instruction, backbone, use_router=False)
+    assert "router" not in calls_by_role(backbone)
+    assert sum(specialist_dimensions(backbone).values()) == 2 * 6
+
+
+def test_ablation_no_critic_keeps_every_hypothesis(teleport):
+    clip, instruction, (t0, t1) = teleport
+    backbone = scripted_world((t0, t1))
+    report = run(clip, instruction, backbone, use_critic=False)
+    assert "critic" not in calls_by_role(backbone)
+    assert sorted(e.type for e in report.events) == [
+        "object_disappearance", "object_floating", "object_teleportation"]
+    assert report.rejected == []
+
+
+def test_ablation_without_memories(teleport):
+    clip, instruction, truth = teleport
+    backbone = scripted_world(truth)
+    report = run(clip, instruction, backbone, use_task_memory=False, use_scene_memory=False)
+    assert "grounding" not in calls_by_role(backbone)
+    assert all("(not available)" in text_of(r) for r in backbone.calls("observer"))
+    # without subtasks both windows form one segment: one router call, three specialists
+    assert calls_by_role(backbone)["router"] == 1
+    assert report.events and report.events[0].type == "object_teleportation"
+
+
+def test_top_k_and_threshold_settings(teleport):
+    clip, instruction, truth = teleport
+    backbone = scripted_world(truth)
+    report = run(clip, instruction, backbone, top_k=1, critic_threshold=0.95)
+    assert specialist_dimensions(backbone) == {"physical_plausibility": 2}
+    assert report.events == []  # the critic's 0.9 is below 0.95
+    assert {r.type for r in report.rejected} == {"object_teleportation", "object_floating"}
+
+
+def test_second_identical_run_makes_no_backbone_calls(teleport, tmp_path, monkeypatch):
+    monkeypatch.setenv("GAZE_CACHE_DIR", str(tmp_path))
+    clip, instruction, truth = teleport
+    first_backbone = scripted_world(truth)
+    first = run(clip, instruction, first_backbone, use_cache=True)
+    second_backbone = scripted_world(truth)
+    second = run(clip, instruction, second_backbone, use_cache=True)
+    assert len(first_backbone.requests) == 13
+    assert second_backbone.requests == []
+    assert second.manifest.calls == {} and second.manifest.cache_hits == 13
+    assert [e.model_dump() for e in second.events] == [e.model_dump() for e in first.events]
