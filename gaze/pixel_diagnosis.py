@@ -73,14 +73,6 @@ def pixel_signals(decoded: DecodedClip, signals: SignalSeries) -> PixelSignals:
     )
 
 
-def signals_of(video: str, settings: SamplingSettings) -> PixelSignals:
-    """Pixel signals of a clip (decoded through the store, so the graph decodes only once)."""
-    from gaze.video import store
-
-    decoded = store.decoded(video, settings)
-    return pixel_signals(decoded, compute_signals(decoded.analysis))
-
-
 def diagnose_pixels(clip: ClipInput, settings: SamplingSettings | None = None) -> Report:
     """Decode the clip once, compute pixel signals, and report what they show."""
     settings = settings or SamplingSettings()

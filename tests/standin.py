@@ -8,6 +8,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from typing import Any
 
 
@@ -29,9 +30,12 @@ class Seen:
 class StandIn:
     """``with StandIn() as server:`` ... ``server.url``; queue replies with ``server.push``."""
 
-    def __init__(self, default: Reply | None = None) -> None:
+    def __init__(
+        self, default: Reply | None = None, responder: Callable[[Any], Reply] | None = None
+    ) -> None:
         self.replies: deque[Reply] = deque()
         self.default = default
+        self.responder = responder
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
         outer = self
@@ -53,7 +57,10 @@ class StandIn:
                             body,
                         )
                     )
-                    reply = outer.replies.popleft() if outer.replies else outer.default
+                    reply = outer.replies.popleft() if outer.replies else None
+                if reply is None and outer.responder is not None:
+                    reply = outer.responder(body)
+                reply = reply or outer.default
                 if reply is None:
                     reply = Reply(500, {"error": {"message": "stand-in has no reply queued"}})
                 payload = (
@@ -144,3 +151,11 @@ def gemini_reply(text: str, prompt_tokens: int = 13, output_tokens: int = 5) -> 
 
 def error_reply(status: int, message: str, headers: dict[str, str] | None = None) -> Reply:
     return Reply(status, {"error": {"message": message, "code": status}}, headers or {})
+
+
+def minimal_chat(body: Any) -> Reply:
+    """Answer any structured-output chat request with the smallest valid JSON for its schema."""
+    from gaze.models.scripted import minimal_instance
+
+    schema = body["response_format"]["json_schema"]["schema"]
+    return chat_reply(json.dumps(minimal_instance(schema)))

@@ -1,7 +1,8 @@
 """The critic: verifies hypotheses against the frames, then merges those about one event.
 
 The model gives a verdict per hypothesis; accepting (verdict + confidence threshold) and merging
-(same type or shared object, temporal IoU at or above a threshold) are pure functions below."""
+(same objects, or the same type when objects are not named; temporal IoU at or above a
+threshold) are pure functions below."""
 
 from __future__ import annotations
 
@@ -117,8 +118,15 @@ def temporal_iou(a: Mapping[str, Any], b: Mapping[str, Any]) -> float:
 
 
 def _same_event(a: Mapping[str, Any], b: Mapping[str, Any], iou: float) -> bool:
-    shared = {o.lower() for o in a["objects"]} & {o.lower() for o in b["objects"]}
-    return (a["type"] == b["type"] or bool(shared)) and temporal_iou(a, b) >= iou
+    """Same physical event: overlapping in time (IoU >= iou) and about the same thing: a shared
+    object when both name objects, else the same failure type."""
+    if temporal_iou(a, b) < iou:
+        return False
+    objects_a = {o.strip().lower() for o in a["objects"] if o.strip()}
+    objects_b = {o.strip().lower() for o in b["objects"] if o.strip()}
+    if objects_a and objects_b:
+        return bool(objects_a & objects_b)
+    return bool(a["type"] == b["type"])
 
 
 def merge(accepted: Sequence[Mapping[str, Any]], iou: float) -> list[Event]:

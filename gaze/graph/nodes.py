@@ -22,9 +22,7 @@ from gaze.graph.state import ObserveTask, SpecialistTask, State
 from gaze.models.structured import Structured
 from gaze.schema.inputs import check_instruction
 from gaze.video import store
-from gaze.video.evidence import detect
 from gaze.video.frames import encode_jpeg, resize_max_side
-from gaze.video.signals import compute_signals
 
 
 def _failure(role: str, result: Structured[Any], where: str) -> list[dict[str, str]]:
@@ -50,10 +48,8 @@ async def load_clip(state: State, runtime: Runtime[GazeContext]) -> dict[str, An
     check_instruction(state["instruction"])
     sampling = services(runtime.context).sampling
     clip = await asyncio.to_thread(store.decoded, state["video"], sampling)
-    pixel_events = []
     if runtime.context.pixel_hints or "signals" in runtime.context.judges:
-        signals = await asyncio.to_thread(compute_signals, clip.analysis)
-        pixel_events = [e.model_dump(mode="json") for e in detect(clip.analysis, signals)]
+        store.pixel_evidence(state["video"], sampling)  # runs in the background until route
     windows = [
         {"index": w.index, "start_s": w.start_s, "end_s": w.end_s, "frames": len(w.frame_indices)}
         for w in clip.windows
@@ -63,7 +59,6 @@ async def load_clip(state: State, runtime: Runtime[GazeContext]) -> dict[str, An
         "clip": clip.info.model_dump(mode="json"),
         "windows": windows,
         "decode_flags": list(clip.flags),
-        "pixel_events": pixel_events,
     }
 
 
@@ -160,21 +155,30 @@ def pixel_hints_text(state: State, segment: dict[str, Any]) -> str:
     )
 
 
+async def collect_pixel_events(state: State, ctx: GazeContext) -> list[dict[str, Any]]:
+    if not ctx.pixel_hints:
+        return []
+    job = store.pixel_evidence(state["video"], services(ctx).sampling)
+    _, events = await asyncio.wrap_future(job)
+    return [e.model_dump(mode="json") for e in events]
+
+
 async def route(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
     ctx = runtime.context
     segments = state.get("segments", [])
+    pixel_events = await collect_pixel_events(state, ctx)
+    view = State(**{**state, "pixel_events": pixel_events})
     if not ctx.use_router:
         every = list(router.route({}, 6))
-        return {
-            "routes": [{"segment_id": s["id"], "dimensions": every, "scores": {}} for s in segments]
-        }
+        routes = [{"segment_id": s["id"], "dimensions": every, "scores": {}} for s in segments]
+        return {"routes": routes, "pixel_events": pixel_events}
     caller = services(ctx).caller
 
     async def one(segment: dict[str, Any]) -> tuple[dict[str, Any], Structured[Any]]:
         text = (
-            observations_text(state, segment)
+            observations_text(view, segment)
             + "\nPixel measurements:\n"
-            + pixel_hints_text(state, segment)
+            + pixel_hints_text(view, segment)
         )
         return segment, await router.score_segment(
             caller, state["instruction"], segment, text, ctx.max_retries
@@ -193,7 +197,7 @@ async def route(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
         )
         usage += result.records
         failures += _failure("router", result, segment["id"])
-    return {"routes": routes, "usage": usage, "failures": failures}
+    return {"routes": routes, "usage": usage, "failures": failures, "pixel_events": pixel_events}
 
 
 async def run_specialist(task: SpecialistTask, runtime: Runtime[GazeContext]) -> dict[str, Any]:

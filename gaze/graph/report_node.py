@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import Counter
 from datetime import UTC, datetime
@@ -13,17 +14,18 @@ from gaze import __version__
 from gaze.graph.context import GazeContext
 from gaze.graph.services import services
 from gaze.graph.state import State
+from gaze.pixel_diagnosis import pixel_signals
 from gaze.prompts import PROMPT_IDS, load_prompt
 from gaze.schema.codebook import DIMENSIONS, load_codebook
 from gaze.schema.events import Event
 from gaze.schema.report import (
     Assessment,
     ClipInfo,
-    PixelSignals,
     RejectedHypothesis,
     Report,
     RunManifest,
 )
+from gaze.video import store
 
 ROLE_OF_PROMPT = {
     "ground_task": "grounding",
@@ -82,9 +84,9 @@ async def report(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
         events = []
     signals = None
     if "signals" in ctx.judges:
-        from gaze.pixel_diagnosis import signals_of
-
-        signals = signals_of(state["video"], services(ctx).sampling)
+        sampling = services(ctx).sampling
+        series, _ = await asyncio.wrap_future(store.pixel_evidence(state["video"], sampling))
+        signals = pixel_signals(store.decoded(state["video"], sampling), series)
     result = Report(
         clip_id=state.get("clip_id") or state["video"].rsplit("/", 1)[-1].rsplit(".", 1)[0],
         instruction=state["instruction"],
@@ -93,7 +95,7 @@ async def report(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
         events=events,
         flags=flags,
         assessment=graph_assessment(ctx),
-        signals=signals if isinstance(signals, PixelSignals) else None,
+        signals=signals,
         rejected=[_rejection(h) for h in state.get("rejected", [])],
         problems=[f"{f['role']} ({f['where']}): {f['detail']}" for f in failures],
         manifest=manifest(state, ctx),

@@ -18,7 +18,7 @@ import numpy as np
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.video.clip import AnalysisFrames
 from gaze.video.runs import near
-from gaze.video.signals import CHANGE_LEVEL, SignalSeries
+from gaze.video.signals import CHANGE_LEVEL, SignalSeries, channel_change
 
 LOCAL_MIN_AREA = 0.0015
 """Smallest changed region, as a fraction of the frame (a 16 px block in 320x240 is ~0.003)."""
@@ -60,7 +60,7 @@ class _Region:
 
 
 def _changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=2) > CHANGE_LEVEL
+    return channel_change(a, b) > CHANGE_LEVEL
 
 
 def _presence(frame: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from gaze.schema.events import Event
 from gaze.video.clip import DecodedClip, open_clip
+from gaze.video.evidence import detect
+from gaze.video.signals import SignalSeries, compute_signals
 from gaze.video.windows import SamplingSettings
 
 MAX_CLIPS = 4
@@ -50,3 +54,37 @@ def window_frames(clip: DecodedClip, window_indices: list[int]) -> list[tuple[fl
                 for i, t in zip(window.frame_indices, window.timestamps_s, strict=True)
             ]
     return out
+
+
+_pixel_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gaze-pixels")
+_pixel_jobs: OrderedDict[tuple[Any, ...], Future[tuple[SignalSeries, list[Event]]]] = OrderedDict()
+
+
+def _measure(clip: DecodedClip) -> tuple[SignalSeries, list[Event]]:
+    signals = compute_signals(clip.analysis)
+    return signals, detect(clip.analysis, signals)
+
+
+def pixel_evidence(
+    path: str, settings: SamplingSettings
+) -> Future[tuple[SignalSeries, list[Event]]]:
+    """Pixel signals and candidate events of a clip, computed once in the background: the graph
+    starts them when the clip loads and collects them when the router needs them, so they cost
+    no time on the critical path."""
+    key = _key(path, settings)
+    clip = decoded(path, settings)
+    with _lock:
+        job = _pixel_jobs.get(key)
+        if job is None:
+            job = _pixel_pool.submit(_measure, clip)
+            _pixel_jobs[key] = job
+            while len(_pixel_jobs) > MAX_CLIPS:
+                _pixel_jobs.popitem(last=False)
+        return job
+
+
+def clear() -> None:
+    """Forget every decoded clip and pixel job (benchmarks measure cold runs with this)."""
+    with _lock:
+        _clips.clear()
+        _pixel_jobs.clear()

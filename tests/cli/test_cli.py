@@ -18,7 +18,8 @@ from gaze.schema.report import Report
 def gaze_process(*args: str | bytes, env: dict | None = None) -> subprocess.CompletedProcess:
     """The real console entry point in a child process (bytes arguments pass through raw)."""
     full_env = {**os.environ, **(env or {})}
-    full_env.pop("GAZE_MODEL", None)
+    for name in ("GAZE_MODEL", "GAZE_BASE_URL", "OPENAI_API_KEY"):
+        full_env.pop(name, None)
     return subprocess.run(
         [sys.executable, "-m", "gaze", *args], capture_output=True, env=full_env, timeout=120
     )
@@ -33,8 +34,11 @@ def one_line_error(stderr: str) -> str:
 
 
 @pytest.fixture(autouse=True)
-def _no_model_env(monkeypatch):
+def _no_model_env(monkeypatch, tmp_path):
     monkeypatch.delenv("GAZE_MODEL", raising=False)
+    monkeypatch.delenv("GAZE_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("GAZE_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def test_version(capsys):
@@ -86,7 +90,18 @@ def test_demo_finds_its_injected_failures(capsys):
         (["diagnose", "{clip}", "-i", "   "], "instruction is empty"),
         (["diagnose", "{missing}", "-i", "pick"], "no such file"),
         (["diagnose", "{text}", "-i", "pick"], "not a video gaze can open"),
-        (["diagnose", "{clip}", "-i", "pick", "--model", "openai:gpt"], "no model backbones"),
+        (["diagnose", "{clip}", "-i", "pick", "--model", "openai:gpt"], "OPENAI_API_KEY"),
+        (["diagnose", "{clip}", "-i", "pick", "--model", "gpt4"], "PROVIDER:MODEL"),
+        (
+            ["diagnose", "{clip}", "-i", "pick", "--model", "scripted:auto", "--role", "boss=x:y"],
+            "ROLE=PROVIDER:MODEL",
+        ),
+        (["diagnose", "{clip}", "-i", "pick", "--role", "critic=scripted:auto"], "default --model"),
+        (
+            ["diagnose", "{clip}", "-i", "pick", "--model", "scripted:auto", "--judges", "pa_ia"],
+            "not available",
+        ),
+        (["diagnose", "{clip}", "-i", "pick", "--judges", "progress"], "need a model"),
         (["diagnose", "{clip}", "-i", "pick", "--initial-frame", "{text}"], "not an image"),
         (["diagnose", "{clip}", "-i", "pick", "--out", "{nodir}/r.json"], "does not exist"),
         (["diagnose", "{clip}", "-i", "pick", "--frobnicate"], "No such option"),
@@ -178,7 +193,7 @@ def test_gaze_model_environment_is_not_silently_ignored(forge_dir, forge_rows):
         timeout=60,
     )
     assert proc.returncode == 2
-    assert "openai:some-model" in one_line_error(proc.stderr)
+    assert "OPENAI_API_KEY" in one_line_error(proc.stderr)
 
 
 def test_schema_json_has_the_documented_shape(capsys):

@@ -32,32 +32,58 @@ class World:
 
     def grounding(self, request: ModelRequest) -> Any:
         if request.schema_name == "TaskMemory":
-            return {"objective": "the block ends on the plate", "subtasks": [
-                {"id": "s1", "description": "grasp the block", "objects": ["block"],
-                 "target_state": "block in gripper", "expected_outcome": "block lifted",
-                 "completion_criterion": "block above the table"},
-                {"id": "s2", "description": "place the block on the plate",
-                 "objects": ["block", "plate"], "target_state": "block on plate",
-                 "expected_outcome": "block rests on plate",
-                 "completion_criterion": "gripper open above plate"}]}
-        return {"workspace": "table, fixed side camera", "objects": [
-            {"name": "red block", "attributes": "small cube", "location": "left"}],
-            "robot_parts": ["one arm", "parallel gripper"], "relations": [], "uncertainty": []}
+            return {
+                "objective": "the block ends on the plate",
+                "subtasks": [
+                    {
+                        "id": "s1",
+                        "description": "grasp the block",
+                        "objects": ["block"],
+                        "target_state": "block in gripper",
+                        "expected_outcome": "block lifted",
+                        "completion_criterion": "block above the table",
+                    },
+                    {
+                        "id": "s2",
+                        "description": "place the block on the plate",
+                        "objects": ["block", "plate"],
+                        "target_state": "block on plate",
+                        "expected_outcome": "block rests on plate",
+                        "completion_criterion": "gripper open above plate",
+                    },
+                ],
+            }
+        return {
+            "workspace": "table, fixed side camera",
+            "objects": [{"name": "red block", "attributes": "small cube", "location": "left"}],
+            "robot_parts": ["one arm", "parallel gripper"],
+            "relations": [],
+            "uncertainty": [],
+        }
 
     def observer(self, request: ModelRequest) -> Any:
         if self.observer_garbage:
             return "I cannot produce JSON today."
         window = int(re.search(r"window (\d+) \(", text_of(request))[1])
         status = "in_progress" if window == 0 else "completed"
-        return {"summary": f"window {window}: the arm works", "notable": [],
-                "subtask_status": [{"subtask_id": f"s{window + 1}", "status": status,
-                                    "times_s": []}]}
+        return {
+            "summary": f"window {window}: the arm works",
+            "notable": [],
+            "subtask_status": [{"subtask_id": f"s{window + 1}", "status": status, "times_s": []}],
+        }
 
     def router(self, request: ModelRequest) -> Any:
-        scores = {"physical_plausibility": 0.9, "object_scene_consistency": 0.8,
-                  "visual_quality": 0.3, "task_progress": 0.2}
-        return {"scores": [{"dimension": d, "relevance": s, "reason": "scripted"}
-                           for d, s in scores.items()]}
+        scores = {
+            "physical_plausibility": 0.9,
+            "object_scene_consistency": 0.8,
+            "visual_quality": 0.3,
+            "task_progress": 0.2,
+        }
+        return {
+            "scores": [
+                {"dimension": d, "relevance": s, "reason": "scripted"} for d, s in scores.items()
+            ]
+        }
 
     def specialist(self, request: ModelRequest) -> Any:
         start, end = segment_span(request)
@@ -67,28 +93,66 @@ class World:
         dimension = request.schema_name.removeprefix("Specialist_")
         base = {"evidence": [f"t={t0:.2f}s"], "explanation": "", "objects": ["red block"]}
         if dimension == "physical_plausibility":
-            return {"hypotheses": [
-                {**base, "type": "object_teleportation", "start_s": t0, "end_s": t1,
-                 "explanation": "the red block jumps", "severity": 5, "confidence": 0.8},
-                {**base, "type": "object_floating", "start_s": start, "end_s": start + 0.5,
-                 "objects": ["plate"], "explanation": "the plate hovers", "severity": 4,
-                 "confidence": 0.6}]}
+            return {
+                "hypotheses": [
+                    {
+                        **base,
+                        "type": "object_teleportation",
+                        "start_s": t0,
+                        "end_s": t1,
+                        "explanation": "the red block jumps",
+                        "severity": 5,
+                        "confidence": 0.8,
+                    },
+                    {
+                        **base,
+                        "type": "object_floating",
+                        "start_s": start,
+                        "end_s": start + 0.5,
+                        "objects": ["plate"],
+                        "explanation": "the plate hovers",
+                        "severity": 4,
+                        "confidence": 0.6,
+                    },
+                ]
+            }
         if dimension == "object_scene_consistency":
-            return {"hypotheses": [
-                {**base, "type": "object_disappearance", "start_s": t0, "end_s": t1,
-                 "explanation": "the red block vanishes from its place", "severity": 4,
-                 "confidence": 0.7}]}
+            return {
+                "hypotheses": [
+                    {
+                        **base,
+                        "type": "object_disappearance",
+                        "start_s": t0,
+                        "end_s": t1,
+                        "explanation": "the red block vanishes from its place",
+                        "severity": 4,
+                        "confidence": 0.7,
+                    }
+                ]
+            }
         return {"hypotheses": []}
 
     def critic(self, request: ModelRequest) -> Any:
         verdicts = []
         for index, kind in re.findall(r"^\[(\d+)\] \w+/(\w+)", text_of(request), re.MULTILINE):
             if kind == "object_floating":
-                verdicts.append({"index": int(index), "decision": "reject", "confidence": 0.2,
-                                 "reason": "the plate rests on the table; the arm occludes it"})
+                verdicts.append(
+                    {
+                        "index": int(index),
+                        "decision": "reject",
+                        "confidence": 0.2,
+                        "reason": "the plate rests on the table; the arm occludes it",
+                    }
+                )
             else:
-                verdicts.append({"index": int(index), "decision": "accept", "confidence": 0.9,
-                                 "reason": "visible in the cited frames"})
+                verdicts.append(
+                    {
+                        "index": int(index),
+                        "decision": "accept",
+                        "confidence": 0.9,
+                        "reason": "visible in the cited frames",
+                    }
+                )
         return {"verdicts": verdicts}
 
 

@@ -23,8 +23,9 @@ def teleport(forge_dir, forge_rows):
 
 def run(clip, instruction, backbone, **settings: Any):
     context = GazeContext(use_cache=settings.pop("use_cache", False), **settings)
-    return asyncio.run(adiagnose(clip, instruction, backbones={"default": backbone},
-                                 context=context))
+    return asyncio.run(
+        adiagnose(clip, instruction, backbones={"default": backbone}, context=context)
+    )
 
 
 def calls_by_role(backbone) -> Counter:
@@ -52,13 +53,26 @@ def test_full_graph_verifies_merges_and_reports(teleport):
     assert report.assessment.mode == "graph"
 
     # two subtasks in two windows -> two segments; router keeps the top 3 dimensions of each
-    assert calls_by_role(backbone) == {"grounding": 2, "observer": 2, "router": 2,
-                                       "specialist": 6, "critic": 1}
-    assert specialist_dimensions(backbone) == {"physical_plausibility": 2,
-                                               "object_scene_consistency": 2, "visual_quality": 2}
+    assert calls_by_role(backbone) == {
+        "grounding": 2,
+        "observer": 2,
+        "router": 2,
+        "specialist": 6,
+        "critic": 1,
+    }
+    assert specialist_dimensions(backbone) == {
+        "physical_plausibility": 2,
+        "object_scene_consistency": 2,
+        "visual_quality": 2,
+    }
     manifest = report.manifest
-    assert manifest.calls == {"critic": 1, "grounding": 2, "observer": 2, "router": 2,
-                              "specialist": 6}
+    assert manifest.calls == {
+        "critic": 1,
+        "grounding": 2,
+        "observer": 2,
+        "router": 2,
+        "specialist": 6,
+    }
     assert manifest.models["critic"] == "scripted:world"
     assert manifest.images == sum(r.images for r in backbone.requests)
     assert manifest.input_tokens > 0 and manifest.cache_hits == 0
@@ -72,10 +86,14 @@ def test_pixel_hints_reach_only_the_physical_and_visual_specialists(teleport):
     by_dimension: dict[str, list[str]] = {}
     for request in backbone.calls("specialist"):
         by_dimension.setdefault(request.schema_name, []).append(text_of(request))
-    assert any("object_teleportation: a region" in t
-               for t in by_dimension["Specialist_physical_plausibility"])
-    assert all("(none for this dimension)" in t
-               for t in by_dimension["Specialist_object_scene_consistency"])
+    assert any(
+        "object_teleportation: a region" in t
+        for t in by_dimension["Specialist_physical_plausibility"]
+    )
+    assert all(
+        "(none for this dimension)" in t
+        for t in by_dimension["Specialist_object_scene_consistency"]
+    )
 
 
 def test_observer_frames_are_the_windows_sampled_frames(teleport):
@@ -94,7 +112,9 @@ def test_unparseable_output_gives_an_empty_flagged_report(teleport):
     report = run(clip, instruction, backbone, max_retries=2)
     assert report.flags[0] == "parse_failed"
     assert report.events == []
-    assert len(report.problems) == 2 and all(p.startswith("observer (window") for p in report.problems)
+    assert len(report.problems) == 2 and all(
+        p.startswith("observer (window") for p in report.problems
+    )
     assert calls_by_role(backbone)["observer"] == 2 * 3  # 1 + 2 retries per window
 
 
@@ -112,7 +132,10 @@ def test_ablation_no_critic_keeps_every_hypothesis(teleport):
     report = run(clip, instruction, backbone, use_critic=False)
     assert "critic" not in calls_by_role(backbone)
     assert sorted(e.type for e in report.events) == [
-        "object_disappearance", "object_floating", "object_teleportation"]
+        "object_disappearance",
+        "object_floating",
+        "object_teleportation",
+    ]
     assert report.rejected == []
 
 

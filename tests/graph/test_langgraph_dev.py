@@ -29,8 +29,12 @@ def _free_port() -> int:
 
 def _call(url: str, body: object | None = None, timeout: float = 120) -> object:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method="POST" if data else "GET",
-                                     headers={"content-type": "application/json"})
+    request = urllib.request.Request(
+        url,
+        data=data,
+        method="POST" if data else "GET",
+        headers={"content-type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=timeout) as response:
         return json.loads(response.read())
 
@@ -38,15 +42,34 @@ def _call(url: str, body: object | None = None, timeout: float = 120) -> object:
 @pytest.fixture
 def dev_server(tmp_path):
     port = _free_port()
-    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true",
-           "LANGSMITH_TRACING": "false", "GAZE_CACHE_DIR": str(tmp_path / "cache")}
+    env = {
+        **os.environ,
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "LANGGRAPH_NO_VERSION_CHECK": "true",
+        "LANGSMITH_TRACING": "false",
+        "GAZE_CACHE_DIR": str(tmp_path / "cache"),
+    }
     env.pop("GAZE_MODEL", None)
     log = (tmp_path / "server.log").open("w")
     cli = Path(sys.executable).with_name("langgraph")
     proc = subprocess.Popen(
-        [str(cli), "dev", "--config", str(REPO / "langgraph.json"), "--host", "127.0.0.1",
-         "--port", str(port), "--no-browser", "--no-reload"],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)  # paths in the config are cwd-relative
+        [
+            str(cli),
+            "dev",
+            "--config",
+            str(REPO / "langgraph.json"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-browser",
+            "--no-reload",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )  # paths in the config are cwd-relative
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -57,8 +80,10 @@ def dev_server(tmp_path):
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     log.close()
-                    pytest.fail("langgraph dev did not start:\n"
-                                + (tmp_path / "server.log").read_text()[-3000:])
+                    pytest.fail(
+                        "langgraph dev did not start:\n"
+                        + (tmp_path / "server.log").read_text()[-3000:]
+                    )
                 time.sleep(0.5)
         yield base
     finally:
@@ -72,31 +97,75 @@ def dev_server(tmp_path):
 
 def test_dev_server_runs_the_diagnose_graph_with_a_scripted_backbone(dev_server, tmp_path):
     script = tmp_path / "script.json"
-    script.write_text(json.dumps({
-        "router": [{"scores": [{"dimension": "visual_quality", "relevance": 1.0,
-                                "reason": "blurry"}]}],
-        "specialist": [{"hypotheses": [{
-            "type": "blur", "start_s": 1.0, "end_s": 2.0, "explanation": "soft frames",
-            "evidence": ["t=1.00s"], "objects": [], "severity": 2, "confidence": 0.8}]}],
-        "critic": [{"verdicts": [{"index": 0, "decision": "accept", "reason": "visible",
-                                  "confidence": 0.7}]}],
-    }))
+    script.write_text(
+        json.dumps(
+            {
+                "router": [
+                    {
+                        "scores": [
+                            {"dimension": "visual_quality", "relevance": 1.0, "reason": "blurry"}
+                        ]
+                    }
+                ],
+                "specialist": [
+                    {
+                        "hypotheses": [
+                            {
+                                "type": "blur",
+                                "start_s": 1.0,
+                                "end_s": 2.0,
+                                "explanation": "soft frames",
+                                "evidence": ["t=1.00s"],
+                                "objects": [],
+                                "severity": 2,
+                                "confidence": 0.8,
+                            }
+                        ]
+                    }
+                ],
+                "critic": [
+                    {
+                        "verdicts": [
+                            {
+                                "index": 0,
+                                "decision": "accept",
+                                "reason": "visible",
+                                "confidence": 0.7,
+                            }
+                        ]
+                    }
+                ],
+            }
+        )
+    )
     thread = _call(dev_server + "/threads", {})
-    result = _call(f"{dev_server}/threads/{thread['thread_id']}/runs/wait", {
-        "assistant_id": "diagnose",
-        "input": {"video": str(REPO / "gaze" / "assets" / "demo.mp4"),
-                  "instruction": "put the orange block on the plate"},
-        "context": {"model": f"scripted:{script}", "top_k": 1, "use_cache": False},
-    })
+    result = _call(
+        f"{dev_server}/threads/{thread['thread_id']}/runs/wait",
+        {
+            "assistant_id": "diagnose",
+            "input": {
+                "video": str(REPO / "gaze" / "assets" / "demo.mp4"),
+                "instruction": "put the orange block on the plate",
+            },
+            "context": {"model": f"scripted:{script}", "top_k": 1, "use_cache": False},
+        },
+    )
     report = result["report"]
-    assert [(e["type"], e["start_s"], e["end_s"]) for e in report["events"]] == [
-        ("blur", 1.0, 2.0)]
+    assert [(e["type"], e["start_s"], e["end_s"]) for e in report["events"]] == [("blur", 1.0, 2.0)]
     assert report["manifest"]["calls"]["specialist"] == 1
     assert report["manifest"]["settings"]["top_k"] == 1
     # the server's checkpointer kept every step, so Studio can step through the run
     history = _call(f"{dev_server}/threads/{thread['thread_id']}/history", {"limit": 50})
     steps = {task["name"] for state in history for task in state.get("tasks", [])}
     # (a node behind a join edge, align, is not listed as a pending task by the API)
-    assert {"load_clip", "ground_task", "ground_scene", "observe", "route", "specialist",
-            "critic", "report"} <= steps
+    assert {
+        "load_clip",
+        "ground_task",
+        "ground_scene",
+        "observe",
+        "route",
+        "specialist",
+        "critic",
+        "report",
+    } <= steps
     assert max(state["metadata"]["step"] for state in history) == 8

@@ -24,7 +24,7 @@ KINDS: tuple[str, ...] = ("clean", *FAILURE_TYPES)
 
 
 def forge_frames(
-    seed: int, failures: Sequence[str]
+    seed: int, failures: Sequence[str], duration_s: float = 8.0
 ) -> tuple[list[np.ndarray], float, str, list[dict]]:
     """Render one clip: frames, fps, instruction, reference events (sorted by time)."""
     unknown = [f for f in failures if f not in FAILURE_TYPES]
@@ -32,7 +32,7 @@ def forge_frames(
         raise GazeInputError(f"the forge cannot inject {unknown}; it knows {list(FAILURE_TYPES)}")
     rng = np.random.default_rng(seed)
     bg = background(rng)
-    roll = pick_and_place(rng)
+    roll = pick_and_place(rng, duration_s=max(duration_s, 8.0))
     busy: list[tuple[int, int]] = []
     events = [SCENE_FAILURES[f](roll, rng, busy) for f in failures if f in SCENE_FAILURES]
     frames = [render(bg, state) for state in roll.states]
@@ -53,9 +53,10 @@ def forge_clip(
     failures: Sequence[str],
     clip_id: str | None = None,
     video_ref: str | None = None,
+    duration_s: float = 8.0,
 ) -> ManifestClip:
     """Write one clip to ``path`` and return its manifest row."""
-    frames, fps, instruction, events = forge_frames(seed, failures)
+    frames, fps, instruction, events = forge_frames(seed, failures, duration_s)
     write_video(frames, path, fps)
     return ManifestClip(
         clip_id=clip_id or path.stem,

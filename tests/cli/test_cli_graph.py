@@ -1,0 +1,124 @@
+"""`gaze diagnose --model ...`: the full graph from the command line, including the real openai
+SDK talking HTTP to a stand-in server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gaze.cli.main import run
+from gaze.schema.report import Report
+from tests.standin import StandIn, minimal_chat
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch, tmp_path):
+    for name in ("GAZE_MODEL", "GAZE_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GAZE_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_scripted_file_model_runs_the_graph(forge_dir, forge_rows, tmp_path, capsys):
+    row = forge_rows["blur"]
+    truth = row.events[0]
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            {
+                "router": [
+                    {"scores": [{"dimension": "visual_quality", "relevance": 1, "reason": "soft"}]}
+                    for _ in range(4)
+                ],
+                "specialist": [
+                    {
+                        "hypotheses": [
+                            {
+                                "type": "blur",
+                                "start_s": truth.start_s,
+                                "end_s": truth.end_s,
+                                "severity": 2,
+                                "explanation": "frames go soft",
+                                "evidence": ["sharpness drops"],
+                                "objects": [],
+                                "confidence": 0.9,
+                            }
+                        ]
+                    }
+                ],
+                "critic": [
+                    {
+                        "verdicts": [
+                            {
+                                "index": 0,
+                                "decision": "accept",
+                                "reason": "soft frames",
+                                "confidence": 0.8,
+                            }
+                        ]
+                    }
+                ],
+            }
+        )
+    )
+    code = run(
+        [
+            "diagnose",
+            str(forge_dir / row.video),
+            "-i",
+            row.instruction,
+            "--model",
+            f"scripted:{script}",
+            "--judges",
+            "diagnosis,signals",
+            "--json",
+        ]
+    )
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    report = Report.model_validate_json(captured.out)
+    assert report.assessment.mode == "graph"
+    assert [(e.type, e.start_s, e.end_s) for e in report.events] == [
+        ("blur", truth.start_s, truth.end_s)
+    ]
+    assert report.signals is not None and report.signals.thresholds["BLUR_RATIO"] == 0.3
+    assert "Traceback" not in captured.err
+
+
+def test_openai_provider_end_to_end_over_http(forge_dir, forge_rows, capsys):
+    row = forge_rows["clean"]
+    with StandIn(responder=minimal_chat) as server:
+        code = run(
+            [
+                "diagnose",
+                str(forge_dir / row.video),
+                "-i",
+                row.instruction,
+                "--model",
+                "openai:vision-test",
+                "--base-url",
+                server.url + "/v1",
+                "--json",
+            ]
+        )
+        captured = capsys.readouterr()
+        assert code == 0, captured.err
+        report = Report.model_validate_json(captured.out)
+        bodies = [seen.body for seen in server.seen]
+    assert report.events == [] and report.flags == []
+    names = [b["response_format"]["json_schema"]["name"] for b in bodies]
+    assert names[0] == "Probe"  # the pre-flight call
+    assert {"TaskMemory", "SceneMemory", "WindowObservation", "RouterOutput"} <= set(names)
+    assert all(b["model"] == "vision-test" and b["temperature"] == 0.0 for b in bodies)
+    assert report.manifest.models["observer"] == "openai:vision-test"
+    assert report.manifest.input_tokens == 11 * (len(bodies) - 1)  # the stand-in's usage
+
+
+def test_rendered_graph_report_shows_events(forge_dir, forge_rows, capsys):
+    row = forge_rows["clean"]
+    code = run(
+        ["diagnose", str(forge_dir / row.video), "-i", row.instruction, "--model", "scripted:auto"]
+    )
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "No failure events found" in captured.out and "All six dimensions" in captured.out

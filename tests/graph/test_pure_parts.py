@@ -1,0 +1,122 @@
+"""Routers, alignment and the critic's accept/merge rules are pure: tested without a model."""
+
+from __future__ import annotations
+
+import pytest
+
+from gaze.agents.critic import Verdict, merge, temporal_iou, verify
+from gaze.agents.router import route
+from gaze.graph.segments import align_segments
+
+WINDOWS = [{"index": i, "start_s": 4.0 * i, "end_s": 4.0 * i + 4} for i in range(5)]
+
+
+def obs(window: int, *statuses: tuple[str, str]) -> dict:
+    return {
+        "window": window,
+        "subtask_status": [{"subtask_id": s, "status": st, "times_s": []} for s, st in statuses],
+    }
+
+
+def test_route_takes_top_k_with_codebook_order_breaking_ties():
+    scores = {"visual_quality": 0.9, "task_progress": 0.5, "robot_body_consistency": 0.5}
+    assert route(scores, 2) == ["visual_quality", "task_progress"]
+    assert route({}, 3) == ["task_progress", "instruction_consistency", "object_scene_consistency"]
+    assert len(route(scores, 10)) == 6 and route(scores, 0) == []
+
+
+def test_segments_follow_subtasks_and_cover_unclaimed_windows():
+    observations = [
+        obs(0, ("s1", "in_progress")),
+        obs(1, ("s1", "completed"), ("s2", "in_progress")),
+        obs(2, ("s2", "failed")),
+        obs(3, ("s2", "not_visible")),
+        obs(4),
+    ]
+    segments = align_segments(WINDOWS, observations, ["s1", "s2"], max_windows=2)
+    assert [(s["subtask_id"], s["windows"], s["start_s"], s["end_s"]) for s in segments] == [
+        ("s1", [0, 1], 0.0, 8.0),
+        ("s2", [1, 2], 4.0, 12.0),
+        (None, [3, 4], 12.0, 20.0),
+    ]
+    assert [s["id"] for s in segments] == ["seg0", "seg1", "seg2"]
+
+
+def test_long_spans_are_split_and_no_subtasks_means_window_runs():
+    segments = align_segments(WINDOWS, [], [], max_windows=2)
+    assert [s["windows"] for s in segments] == [[0, 1], [2, 3], [4]]
+    assert all(s["subtask_id"] is None for s in segments)
+
+
+def hyp(i: int, kind: str, start: float, end: float, objects=("block",), conf=0.8, dim=None):
+    return {
+        "id": f"h{i}",
+        "segment_id": "seg0",
+        "dimension": dim or "physical_plausibility",
+        "type": kind,
+        "start_s": start,
+        "end_s": end,
+        "explanation": f"h{i}",
+        "evidence": [f"e{i}"],
+        "objects": list(objects),
+        "severity": 3,
+        "confidence": conf,
+    }
+
+
+def test_verify_applies_decision_and_threshold_and_rejects_the_unjudged():
+    hs = [
+        hyp(0, "object_floating", 1, 2),
+        hyp(1, "object_floating", 3, 4),
+        hyp(2, "object_floating", 5, 6),
+        hyp(3, "object_floating", 7, 8),
+    ]
+    verdicts = [
+        Verdict(index=0, decision="accept", reason="seen", confidence=0.7),
+        Verdict(index=1, decision="accept", reason="weak", confidence=0.4),
+        Verdict(index=2, decision="reject", reason="occlusion", confidence=0.9),
+    ]
+    accepted, rejected = verify(hs, verdicts, threshold=0.5)
+    assert [h["id"] for h in accepted] == ["h0"] and accepted[0]["confidence"] == 0.7
+    assert [(h["id"], h["reason"]) for h in rejected] == [
+        ("h1", "confidence 0.40 below 0.5: weak"),
+        ("h2", "occlusion"),
+        ("h3", "the critic gave no verdict"),
+    ]
+
+
+def test_temporal_iou_widens_instants():
+    assert temporal_iou({"start_s": 0, "end_s": 2}, {"start_s": 1, "end_s": 3}) == pytest.approx(
+        1 / 3
+    )
+    assert temporal_iou({"start_s": 1.0, "end_s": 1.0}, {"start_s": 1.0, "end_s": 1.1}) > 0.6
+    assert temporal_iou({"start_s": 0, "end_s": 1}, {"start_s": 2, "end_s": 3}) == 0.0
+
+
+def test_merge_groups_same_event_and_keeps_distinct_ones():
+    a = hyp(0, "object_teleportation", 2.0, 2.1, conf=0.9)
+    b = hyp(1, "object_disappearance", 2.0, 2.1, conf=0.7, dim="object_scene_consistency")
+    c = hyp(
+        2,
+        "object_disappearance",
+        2.0,
+        2.1,
+        objects=("plate",),
+        conf=0.6,
+        dim="object_scene_consistency",
+    )  # other object, other type: separate
+    d = hyp(3, "object_teleportation", 6.0, 6.5)  # same type, far away: separate
+    events = merge([a, b, c, d], iou=0.6)
+    assert [(e.type, e.start_s, e.dimensions) for e in events] == [
+        ("object_disappearance", 2.0, ["object_scene_consistency"]),  # the plate's
+        ("object_teleportation", 2.0, ["physical_plausibility", "object_scene_consistency"]),
+        ("object_teleportation", 6.0, ["physical_plausibility"]),
+    ]
+    assert events[1].evidence[-1].startswith("merged 2 hypotheses")
+
+
+def test_merge_respects_the_iou_threshold():
+    a = hyp(0, "object_floating", 0.0, 2.0)
+    b = hyp(1, "object_floating", 1.0, 3.0)  # IoU 1/3
+    assert len(merge([a, b], iou=0.6)) == 2
+    assert len(merge([a, b], iou=0.3)) == 1
