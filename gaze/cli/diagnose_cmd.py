@@ -98,7 +98,7 @@ def _run_graph(
 @click.option(
     "--concurrency",
     type=click.IntRange(1, 256),
-    default=16,
+    default=32,
     show_default=True,
     help="Most backbone calls in flight at once.",
 )

@@ -102,7 +102,7 @@ class GazeContext:
         metadata=_describe("Most frames sent in one specialist or critic call (spread evenly)."),
     )
     concurrency: int = field(
-        default=16, metadata=_describe("Most backbone calls in flight at once.")
+        default=32, metadata=_describe("Most backbone calls in flight at once.")
     )
     use_cache: bool = field(
         default=True,
