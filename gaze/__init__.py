@@ -8,3 +8,15 @@ __version__ = "0.1.0"
 # gaze reports bad input in one line of its own. These must be set before cv2 is first imported.
 _os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
 _os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+
+
+def __getattr__(name: str) -> object:
+    # ``from gaze import diagnose`` without importing LangGraph on every ``import gaze``
+    if name in ("diagnose", "adiagnose"):
+        from gaze import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'gaze' has no attribute {name!r}")
+
+
+__all__ = ["__version__", "adiagnose", "diagnose"]

@@ -170,3 +170,18 @@ def test_second_identical_run_makes_no_backbone_calls(teleport, tmp_path, monkey
     assert second_backbone.requests == []
     assert second.manifest.calls == {} and second.manifest.cache_hits == 13
     assert [e.model_dump() for e in second.events] == [e.model_dump() for e in first.events]
+
+
+def test_public_api_sync_and_async(teleport):
+    import gaze
+
+    clip, instruction, truth = teleport
+    sync_report = gaze.diagnose(clip, instruction, backbones={"default": scripted_world(truth)},
+                                context=GazeContext(use_cache=False))
+    async_report = asyncio.run(gaze.adiagnose(
+        clip, instruction, backbones={"default": scripted_world(truth)},
+        context=GazeContext(use_cache=False)))
+    assert [e.type for e in sync_report.events] == [e.type for e in async_report.events] == [
+        "object_teleportation"]
+    pixel_only = gaze.diagnose(clip, instruction)
+    assert pixel_only.assessment.mode == "pixel_evidence"

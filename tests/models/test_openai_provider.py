@@ -153,3 +153,15 @@ def test_key_from_environment_is_sent_but_never_cached(tmp_path, monkeypatch):
     stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert b"sk-secret-123" not in stored
     assert json.dumps({"label": "ok", "score": 1}).encode()[:10] in stored
+
+
+def test_a_refusal_is_retried_like_malformed_output():
+    refusal = chat_reply("")
+    refusal.body["choices"][0]["message"] = {"role": "assistant", "content": None,
+                                             "refusal": "I cannot help with that."}
+    with StandIn() as server:
+        server.push(refusal, chat_reply('{"label": "ok", "score": 4}'))
+        result = asyncio.run(ask(_caller(server), "critic", _messages(), Answer))
+    assert result.value == Answer(label="ok", score=4)
+    assert len(server.seen) == 2
+    assert server.seen[1].body["messages"][-2]["content"] == "I cannot help with that."
