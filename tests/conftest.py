@@ -48,7 +48,12 @@ def shared_manifest() -> list[dict]:
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch, tmp_path):
     """No test sees a user's model settings or writes to the user's cache."""
-    for name in ("GAZE_MODEL", "GAZE_BASE_URL", "OPENAI_API_KEY", "GEMINI_API_KEY",
-                 "GOOGLE_API_KEY"):
+    for name in (
+        "GAZE_MODEL",
+        "GAZE_BASE_URL",
+        "OPENAI_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GAZE_CACHE_DIR", str(tmp_path / "gaze-cache"))

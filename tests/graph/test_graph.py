@@ -176,12 +176,24 @@ def test_public_api_sync_and_async(teleport):
     import gaze
 
     clip, instruction, truth = teleport
-    sync_report = gaze.diagnose(clip, instruction, backbones={"default": scripted_world(truth)},
-                                context=GazeContext(use_cache=False))
-    async_report = asyncio.run(gaze.adiagnose(
-        clip, instruction, backbones={"default": scripted_world(truth)},
-        context=GazeContext(use_cache=False)))
-    assert [e.type for e in sync_report.events] == [e.type for e in async_report.events] == [
-        "object_teleportation"]
+    sync_report = gaze.diagnose(
+        clip,
+        instruction,
+        backbones={"default": scripted_world(truth)},
+        context=GazeContext(use_cache=False),
+    )
+    async_report = asyncio.run(
+        gaze.adiagnose(
+            clip,
+            instruction,
+            backbones={"default": scripted_world(truth)},
+            context=GazeContext(use_cache=False),
+        )
+    )
+    assert (
+        [e.type for e in sync_report.events]
+        == [e.type for e in async_report.events]
+        == ["object_teleportation"]
+    )
     pixel_only = gaze.diagnose(clip, instruction)
     assert pixel_only.assessment.mode == "pixel_evidence"

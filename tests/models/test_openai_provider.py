@@ -157,8 +157,11 @@ def test_key_from_environment_is_sent_but_never_cached(tmp_path, monkeypatch):
 
 def test_a_refusal_is_retried_like_malformed_output():
     refusal = chat_reply("")
-    refusal.body["choices"][0]["message"] = {"role": "assistant", "content": None,
-                                             "refusal": "I cannot help with that."}
+    refusal.body["choices"][0]["message"] = {
+        "role": "assistant",
+        "content": None,
+        "refusal": "I cannot help with that.",
+    }
     with StandIn() as server:
         server.push(refusal, chat_reply('{"label": "ok", "score": 4}'))
         result = asyncio.run(ask(_caller(server), "critic", _messages(), Answer))
