@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 from gaze.agents.common import frame_parts
@@ -51,23 +53,20 @@ class SceneMemory(BaseModel):
     uncertainty: list[str]
 
 
-async def ground_task(
-    caller: Caller, instruction: str, initial: tuple[float, bytes], max_retries: int
-) -> Structured[TaskMemory]:
-    prompt = load_prompt("ground_task")
-    messages = [
-        Message.text("system", prompt.render(instruction=instruction)),
-        frame_parts([initial], "Initial scene:"),
-    ]
-    return await ask(caller, "grounding", messages, TaskMemory, max_retries=max_retries)
+MEMORIES: dict[str, tuple[str, type[TaskMemory] | type[SceneMemory]]] = {
+    "task": ("ground_task", TaskMemory),
+    "scene": ("ground_scene", SceneMemory),
+}
+"""Memory kind -> (prompt id, output model)."""
 
 
-async def ground_scene(
-    caller: Caller, instruction: str, initial: tuple[float, bytes], max_retries: int
-) -> Structured[SceneMemory]:
-    prompt = load_prompt("ground_scene")
+async def ground(
+    caller: Caller, kind: str, instruction: str, initial: tuple[float, bytes], max_retries: int
+) -> Structured[Any]:
+    """Task or scene memory from the instruction and the initial scene image."""
+    prompt_id, output = MEMORIES[kind]
     messages = [
-        Message.text("system", prompt.render(instruction=instruction)),
+        Message.text("system", load_prompt(prompt_id).render(instruction=instruction)),
         frame_parts([initial], "Initial scene:"),
     ]
-    return await ask(caller, "grounding", messages, SceneMemory, max_retries=max_retries)
+    return await ask(caller, "grounding", messages, output, max_retries=max_retries)

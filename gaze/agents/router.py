@@ -4,7 +4,7 @@ choosing the top k is a pure function of those scores."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -14,16 +14,7 @@ from gaze.models.protocol import Message
 from gaze.models.structured import Structured, ask
 from gaze.prompts import load_prompt
 from gaze.prompts.codebook_text import dimension_list
-from gaze.schema.codebook import DIMENSIONS
-
-DimensionName = Literal[
-    "task_progress",
-    "instruction_consistency",
-    "object_scene_consistency",
-    "robot_body_consistency",
-    "physical_plausibility",
-    "visual_quality",
-]
+from gaze.schema.codebook import DIMENSIONS, DimensionName
 
 
 class DimensionScore(BaseModel):

@@ -62,32 +62,27 @@ async def load_clip(state: State, runtime: Runtime[GazeContext]) -> dict[str, An
     }
 
 
-async def ground_task(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
+async def _ground(kind: str, state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
     ctx = runtime.context
-    if not ctx.use_task_memory:
-        return {"task_memory": None}
-    result = await grounding.ground_task(
-        services(ctx).caller, state["instruction"], _initial(state, runtime), ctx.max_retries
+    field = f"{kind}_memory"
+    if not getattr(ctx, f"use_{kind}_memory"):
+        return {field: None}
+    result = await grounding.ground(
+        services(ctx).caller, kind, state["instruction"], _initial(state, runtime), ctx.max_retries
     )
     return {
-        "task_memory": result.value.model_dump() if result.value else None,
+        field: result.value.model_dump() if result.value else None,
         "usage": result.records,
-        "failures": _failure("grounding", result, "task"),
+        "failures": _failure("grounding", result, kind),
     }
+
+
+async def ground_task(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
+    return await _ground("task", state, runtime)
 
 
 async def ground_scene(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
-    ctx = runtime.context
-    if not ctx.use_scene_memory:
-        return {"scene_memory": None}
-    result = await grounding.ground_scene(
-        services(ctx).caller, state["instruction"], _initial(state, runtime), ctx.max_retries
-    )
-    return {
-        "scene_memory": result.value.model_dump() if result.value else None,
-        "usage": result.records,
-        "failures": _failure("grounding", result, "scene"),
-    }
+    return await _ground("scene", state, runtime)
 
 
 async def observe(task: ObserveTask, runtime: Runtime[GazeContext]) -> dict[str, Any]:

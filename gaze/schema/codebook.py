@@ -11,20 +11,21 @@ import json
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from gaze.errors import GazeInputError
 
-DIMENSIONS: tuple[str, ...] = (
+DimensionName = Literal[
     "task_progress",
     "instruction_consistency",
     "object_scene_consistency",
     "robot_body_consistency",
     "physical_plausibility",
     "visual_quality",
-)
+]
+DIMENSIONS: tuple[str, ...] = get_args(DimensionName)
 GROUPS: tuple[str, ...] = ("task_semantics", "entity_consistency", "physics_observability")
 TYPES_PER_DIMENSION = 5
 
