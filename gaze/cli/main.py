@@ -12,6 +12,7 @@ import sys
 import click
 
 from gaze import __version__
+from gaze.cli.bench_cmd import bench
 from gaze.cli.clip_cmd import clip
 from gaze.cli.diagnose_cmd import diagnose
 from gaze.cli.forge_cmd import forge
@@ -31,6 +32,7 @@ cli.add_command(diagnose)
 cli.add_command(schema)
 cli.add_command(clip)
 cli.add_command(forge)
+cli.add_command(bench)
 
 
 def _fail(message: str, code: int) -> int:

@@ -1,0 +1,142 @@
+"""Reading benchmark manifests and predictions, with every problem reported, never skipped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from gaze.errors import GazeInputError
+from gaze.schema.inputs import check_instruction
+from gaze.schema.manifest import ManifestClip, Prediction
+from gaze.schema.report import Report
+
+MAX_LISTED = 5
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return f"{where}: {err['msg']}" if where else err["msg"]
+
+
+def _summary(path: Path, problems: list[str], what: str) -> str:
+    shown = "; ".join(problems[:MAX_LISTED])
+    more = f"; and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
+    return f"{path}: {len(problems)} invalid {what}: {shown}{more}"
+
+
+def load_manifest(path: str | Path) -> list[ManifestClip]:
+    """All rows, validated; any invalid row (missing field, unknown type, span outside the clip,
+    duplicate id, empty instruction) fails the whole manifest with the rows named."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GazeInputError(f"cannot read manifest {path}: {exc}") from exc
+    rows: list[ManifestClip] = []
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = ManifestClip.model_validate(json.loads(line))
+            check_instruction(row.instruction)
+        except json.JSONDecodeError as exc:
+            problems.append(f"line {number}: not JSON ({exc.msg})")
+            continue
+        except ValidationError as exc:
+            problems.append(f"line {number}: {_first_error(exc)}")
+            continue
+        except ValueError as exc:
+            problems.append(f"line {number}: {exc}")
+            continue
+        if row.clip_id in seen:
+            problems.append(
+                f"line {number}: duplicate clip_id {row.clip_id!r} "
+                f"(first on line {seen[row.clip_id]})"
+            )
+            continue
+        seen[row.clip_id] = number
+        rows.append(row)
+    if problems:
+        raise GazeInputError(_summary(path, problems, "manifest row(s)"))
+    if not rows:
+        raise GazeInputError(f"manifest {path} has no rows")
+    return rows
+
+
+def video_path(manifest: str | Path, row: ManifestClip) -> Path:
+    """A row's video, relative to the manifest's folder."""
+    return (Path(manifest).parent / row.video).resolve()
+
+
+def _from_report(data: dict) -> Prediction:
+    report = Report.model_validate(data)
+    return Prediction(
+        clip_id=report.clip_id,
+        events=report.events,
+        pa=report.pa.score if report.pa else None,
+        ia=report.ia.score if report.ia else None,
+        progress=report.progress.processed if report.progress else None,
+    )
+
+
+def load_predictions(path: str | Path) -> dict[str, Prediction]:
+    """Predictions from a JSONL file (rows ``{clip_id, events, ...}``) or from a folder of
+    ``gaze diagnose`` / ``gaze bench run`` report files (``*.json``)."""
+    path = Path(path)
+    predictions: dict[str, Prediction] = {}
+    problems: list[str] = []
+    if path.is_dir():
+        sources = [
+            (f.name, f.read_text(encoding="utf-8"), True) for f in sorted(path.glob("*.json"))
+        ]
+        if not sources:
+            raise GazeInputError(f"no report files (*.json) in {path}")
+    else:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise GazeInputError(f"cannot read predictions {path}: {exc}") from exc
+        sources = [
+            (f"line {n}", line, False)
+            for n, line in enumerate(text.splitlines(), 1)
+            if line.strip()
+        ]
+    for where, text, is_report in sources:
+        try:
+            data = json.loads(text)
+            prediction = (
+                _from_report(data)
+                if is_report or "manifest" in data
+                else Prediction.model_validate(data)
+            )
+        except json.JSONDecodeError as exc:
+            problems.append(f"{where}: not JSON ({exc.msg})")
+            continue
+        except ValidationError as exc:
+            problems.append(f"{where}: {_first_error(exc)}")
+            continue
+        if prediction.clip_id in predictions:
+            problems.append(f"{where}: second prediction for clip {prediction.clip_id!r}")
+            continue
+        predictions[prediction.clip_id] = prediction
+    if problems:
+        raise GazeInputError(_summary(path, problems, "prediction(s)"))
+    return predictions
+
+
+def check_known_clips(
+    manifest: list[ManifestClip], predictions: dict[str, Prediction], source: str | Path
+) -> None:
+    """Predictions for clips the manifest does not have are an error (a typo, a wrong file)."""
+    known = {row.clip_id for row in manifest}
+    unknown = sorted(set(predictions) - known)
+    if unknown:
+        listed = ", ".join(unknown[:MAX_LISTED]) + (" ..." if len(unknown) > MAX_LISTED else "")
+        raise GazeInputError(
+            f"{source}: predictions for {len(unknown)} clip(s) not in the manifest: {listed}"
+        )

@@ -1,0 +1,330 @@
+"""`bench score`: predictions against a manifest under a matching protocol, with intervals and
+slices. The judge is asked once for all needed pairs (IoU > 0), then matching is pure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gaze.errors import GazeInputError
+from gaze.matching import glide, robogaze
+from gaze.matching.similarity import Pair, SimilarityJudge
+from gaze.matching.spans import continuous_iou, frame_iou
+from gaze.metrics.bootstrap import bootstrap_ratios, percentile_interval, ratio
+from gaze.schema.events import Event
+from gaze.schema.manifest import ManifestClip
+
+HEADLINE = (
+    "description_f1",
+    "precision",
+    "recall",
+    "temporal_miou",
+    "f1_x_iou",
+    "clean_accuracy",
+    "severe_event_recall",
+    "sev_at_1",
+)
+DURATION_BANDS = (
+    (0.0, 15.0, "<15s"),
+    (15.0, 40.0, "15-40s"),
+    (40.0, 80.0, "40-80s"),
+    (80.0, float("inf"), ">80s"),
+)
+
+
+@dataclass
+class ClipCase:
+    """One clip to score: its reference and predicted events."""
+
+    row: ManifestClip
+    preds: list[Event]
+    has_prediction: bool
+
+
+def _spans(events: Sequence[Event]) -> tuple[np.ndarray, np.ndarray]:
+    return (
+        np.array([e.start_s for e in events], dtype=np.float64),
+        np.array([e.end_s for e in events], dtype=np.float64),
+    )
+
+
+def _fps(row: ManifestClip) -> float:
+    if row.fps is None:
+        raise GazeInputError(
+            f"clip {row.clip_id}: the manifest gives no fps, which frame-level IoU needs"
+        )
+    return row.fps
+
+
+def iou_matrix(case: ClipCase, protocol: str) -> np.ndarray:
+    preds, refs = case.preds, case.row.events
+    if not preds or not refs:
+        return np.zeros((len(preds), len(refs)))
+    if protocol == "glide":
+        return continuous_iou(_spans(preds), _spans(refs))
+    return frame_iou(_spans(preds), _spans(refs), _fps(case.row))
+
+
+def needed_pairs(
+    cases: Sequence[ClipCase], ious: Sequence[np.ndarray], protocol: str
+) -> list[Pair]:
+    """Unique description pairs to judge: robogaze asks only where IoU > 0; glide rates every
+    pair (its Hungarian step runs on the ratings)."""
+    pairs: set[Pair] = set()
+    for case, iou in zip(cases, ious, strict=True):
+        for i, j in zip(
+            *np.nonzero(iou > 0 if protocol == "robogaze" else np.ones_like(iou)), strict=True
+        ):
+            pairs.add((case.preds[i].description, case.row.events[j].description))
+    return sorted(pairs)
+
+
+def _similarity(
+    case: ClipCase, iou: np.ndarray, table: dict[Pair, float], protocol: str
+) -> np.ndarray:
+    sim = np.zeros_like(iou)
+    for i, j in zip(
+        *np.nonzero(iou > 0 if protocol == "robogaze" else np.ones_like(iou)), strict=True
+    ):
+        sim[i, j] = table[(case.preds[i].description, case.row.events[j].description)]
+    return sim
+
+
+# Per-clip numerators and denominators of every headline metric (see gaze.metrics.bootstrap).
+RatioRow = dict[str, tuple[float, float]]
+
+
+def robogaze_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> tuple[RatioRow, dict]:
+    refs, preds = case.row.events, case.preds
+    result = robogaze.match(iou, sim, [p.dimension for p in preds], [r.dimension for r in refs])
+    scores = robogaze.clip_scores(result, len(preds), len(refs))
+    eligible = 1.0 if refs else 0.0
+    matched_refs = {j for _, j in result.pairs}
+    severe = [j for j, r in enumerate(refs) if robogaze.is_severe(r.severity)]
+    within = sum(abs(preds[i].severity - refs[j].severity) <= 1 for i, j in result.pairs)
+    row: RatioRow = {
+        "description_f1": (scores.f1 * eligible, eligible),
+        "precision": (scores.precision * eligible, eligible),
+        "recall": (scores.recall * eligible, eligible),
+        "temporal_miou": (scores.miou * eligible, eligible),
+        "f1_x_iou": (scores.f1_x_iou * eligible, eligible),
+        "clean_accuracy": (float(not refs and not preds), float(not refs)),
+        "severe_event_recall": (float(sum(j in matched_refs for j in severe)), float(len(severe))),
+        "sev_at_1": (float(within), float(len(result.pairs))),
+    }
+    detail = {
+        "n": scores.n,
+        "m": scores.m,
+        "precision": scores.precision,
+        "recall": scores.recall,
+        "f1": scores.f1,
+        "f1_x_iou": scores.f1_x_iou,
+        "miou": scores.miou,
+        "matched": [
+            {"pred": i, "ref": j, "s": round(s, 6), "iou": round(u, 6)}
+            for (i, j), s, u in zip(result.pairs, result.similarity, result.iou, strict=True)
+        ],
+        "unmatched_pred": result.unmatched_pred,
+        "unmatched_ref": result.unmatched_ref,
+    }
+    return row, detail
+
+
+def glide_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> tuple[RatioRow, dict]:
+    refs, preds = case.row.events, case.preds
+    rating = 5.0 * sim  # a [0, 1] judge's s counts as 5s
+    result = glide.match(rating, iou)
+    s = float(sum(result.rating))
+    su = float(sum(r * u for r, u in zip(result.rating, result.iou, strict=True)))
+    matched_refs = {j for _, j in result.pairs}
+    severe = [j for j, r in enumerate(refs) if robogaze.is_severe(r.severity)]
+    within = sum(abs(preds[i].severity - refs[j].severity) <= 1 for i, j in result.pairs)
+    n, m, k = float(len(preds)), float(len(refs)), float(len(result.pairs))
+    row: RatioRow = {
+        "precision": (s, 5 * n),
+        "recall": (s, 5 * m),
+        "temporal_miou": (float(sum(result.iou)), k),
+        "f1_x_iou_p": (su, 5 * n),
+        "f1_x_iou_r": (su, 5 * m),
+        "clean_accuracy": (float(not refs and not preds), float(not refs)),
+        "severe_event_recall": (float(sum(j in matched_refs for j in severe)), float(len(severe))),
+        "sev_at_1": (float(within), k),
+    }
+    detail = {
+        "n": len(preds),
+        "m": len(refs),
+        "matched": [
+            {"pred": i, "ref": j, "rating": round(r, 6), "iou": round(u, 6)}
+            for (i, j), r, u in zip(result.pairs, result.rating, result.iou, strict=True)
+        ],
+    }
+    return row, detail
+
+
+def _harmonic(p: np.ndarray, r: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1.0), 0.0)
+
+
+@dataclass
+class Aggregator:
+    """Turns per-clip ratio rows into headline metrics (and resampled ones)."""
+
+    protocol: str
+
+    def keys(self) -> list[str]:
+        if self.protocol == "glide":
+            return [
+                "precision",
+                "recall",
+                "temporal_miou",
+                "f1_x_iou_p",
+                "f1_x_iou_r",
+                "clean_accuracy",
+                "severe_event_recall",
+                "sev_at_1",
+            ]
+        return list(HEADLINE)
+
+    def arrays(self, rows: Sequence[RatioRow]) -> tuple[np.ndarray, np.ndarray]:
+        keys = self.keys()
+        num = np.array([[r[k][0] for k in keys] for r in rows], dtype=np.float64).reshape(
+            -1, len(keys)
+        )
+        den = np.array([[r[k][1] for k in keys] for r in rows], dtype=np.float64).reshape(
+            -1, len(keys)
+        )
+        return num, den
+
+    def finish(self, values: np.ndarray) -> dict[str, np.ndarray]:
+        """(..., K) ratios -> headline metrics (F1s derived for glide)."""
+        named = {k: values[..., i] for i, k in enumerate(self.keys())}
+        if self.protocol == "glide":
+            named["description_f1"] = _harmonic(named["precision"], named["recall"])
+            named["f1_x_iou"] = _harmonic(named.pop("f1_x_iou_p"), named.pop("f1_x_iou_r"))
+        return {k: named[k] for k in HEADLINE}
+
+    def point(self, rows: Sequence[RatioRow]) -> dict[str, float | None]:
+        num, den = self.arrays(rows)
+        values = self.finish(ratio(num.sum(axis=0), den.sum(axis=0)))
+        return {k: (None if np.isnan(v) else round(float(v), 6)) for k, v in values.items()}
+
+
+def score_cases(
+    cases: Sequence[ClipCase],
+    protocol: str,
+    judge: SimilarityJudge,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    slice_fields: Sequence[str] = (),
+) -> dict[str, Any]:
+    if protocol not in ("robogaze", "glide"):
+        raise GazeInputError(f"unknown protocol {protocol!r}; use robogaze or glide")
+    ious = [iou_matrix(c, protocol) for c in cases]
+    pairs = needed_pairs(cases, ious, protocol)
+    table = dict(zip(pairs, (float(s) for s in judge.score(pairs)), strict=True))
+    per_clip_fn: Callable[..., tuple[RatioRow, dict]] = (
+        glide_clip if protocol == "glide" else robogaze_clip
+    )
+    rows, details = [], []
+    for case, iou in zip(cases, ious, strict=True):
+        row, detail = per_clip_fn(case, iou, _similarity(case, iou, table, protocol))
+        rows.append(row)
+        details.append(
+            {"clip_id": case.row.clip_id, "has_prediction": case.has_prediction, **detail}
+        )
+    agg = Aggregator(protocol)
+    out: dict[str, Any] = {
+        "protocol": protocol,
+        "judge": judge.name,
+        "n_clips": len(cases),
+        "n_event_clips": sum(1 for c in cases if c.row.events),
+        "n_clean_clips": sum(1 for c in cases if not c.row.events),
+        "n_judged_pairs": len(pairs),
+        **agg.point(rows),
+    }
+    out["ci"] = intervals(agg, rows, [c.row.condition_id for c in cases], n_boot, seed)
+    out["bootstrap"] = {"resamples": n_boot, "seed": seed, "unit": "condition_id"}
+    out["per_clip"] = details
+    out["slices"] = slices(cases, rows, agg, protocol, table, slice_fields)
+    return out
+
+
+def intervals(
+    agg: Aggregator, rows: Sequence[RatioRow], groups: Sequence[str], n_boot: int, seed: int
+) -> dict[str, list[float | None]]:
+    if n_boot <= 0 or not rows:
+        return {}
+    num, den = agg.arrays(rows)
+    samples = agg.finish(bootstrap_ratios(num, den, groups, n_boot, seed))
+    stacked = np.stack([samples[k] for k in HEADLINE], axis=1)
+    bounds = percentile_interval(stacked)
+    return {
+        k: [None if np.isnan(v) else round(float(v), 6) for v in bounds[i]]
+        for i, k in enumerate(HEADLINE)
+    }
+
+
+def duration_band(seconds: float | None) -> str:
+    if seconds is None:
+        return "unknown"
+    return next(name for lo, hi, name in DURATION_BANDS if lo <= seconds < hi)
+
+
+def _field(row: ManifestClip, name: str) -> str:
+    value = getattr(row, name, None) if name in type(row).model_fields else row.metadata.get(name)
+    return "unknown" if value in (None, "") else str(value)
+
+
+def slices(
+    cases: Sequence[ClipCase],
+    rows: Sequence[RatioRow],
+    agg: Aggregator,
+    protocol: str,
+    table: dict[Pair, float],
+    fields: Sequence[str],
+) -> dict[str, Any]:
+    """Headline metrics by generator, duration band, primary dimension and any named field.
+
+    The dimension slice re-matches each clip with only the events of that primary dimension on
+    both sides (every pair it needs was already judged)."""
+    out: dict[str, Any] = {}
+    groupings = {
+        "generator": [_field(c.row, "generator") for c in cases],
+        "duration": [duration_band(c.row.duration_s) for c in cases],
+    }
+    for name in fields:
+        groupings[name] = [_field(c.row, name) for c in cases]
+    for grouping, labels in groupings.items():
+        out[grouping] = {
+            label: {
+                "n_clips": labels.count(label),
+                **agg.point([r for r, lab in zip(rows, labels, strict=True) if lab == label]),
+            }
+            for label in sorted(set(labels))
+        }
+    per_clip_fn = glide_clip if protocol == "glide" else robogaze_clip
+    dims = sorted({e.dimension for c in cases for e in c.row.events + c.preds})
+    out["dimension"] = {}
+    for dim in dims:
+        sub_rows = []
+        for case in cases:
+            sub = ClipCase(
+                case.row.model_copy(
+                    update={"events": [e for e in case.row.events if e.dimension == dim]}
+                ),
+                [e for e in case.preds if e.dimension == dim],
+                case.has_prediction,
+            )
+            if not sub.row.events and not sub.preds:
+                continue
+            iou = iou_matrix(sub, protocol)
+            sub_rows.append(per_clip_fn(sub, iou, _similarity(sub, iou, table, protocol))[0])
+        point = agg.point(sub_rows)
+        point.pop("clean_accuracy", None)
+        out["dimension"][dim] = {"n_clips": len(sub_rows), **point}
+    return out

@@ -1,0 +1,71 @@
+"""The `bench score` job: read manifest and predictions, build the judge, score, write."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gaze.atomic import atomic_write_text
+from gaze.bench.inputs import check_known_clips, load_manifest, load_predictions
+from gaze.bench.score import ClipCase, score_cases
+from gaze.errors import GazeInputError
+from gaze.matching.similarity import Recorder, SimilarityJudge, make_judge
+
+
+def build_judge(
+    spec: str, model: str | None = None, base_url: str | None = None
+) -> SimilarityJudge:
+    if spec != "llm":
+        return make_judge(spec)
+    from gaze.bench.llm_judge import LLMJudge
+    from gaze.models.cache import ResponseCache
+    from gaze.models.caller import Caller
+    from gaze.models.registry import bind_roles
+
+    if not model:
+        raise GazeInputError("--judge llm needs --model PROVIDER:MODEL (or GAZE_MODEL)")
+    return LLMJudge(Caller(bind_roles(model, {}, base_url), cache=ResponseCache()))
+
+
+def run_score(
+    manifest: str | Path,
+    predictions: str | Path,
+    *,
+    protocol: str = "robogaze",
+    judge: str = "lexical",
+    n_boot: int = 1000,
+    seed: int = 0,
+    slice_fields: Sequence[str] = (),
+    model: str | None = None,
+    base_url: str | None = None,
+    judged_out: str | Path | None = None,
+) -> dict[str, Any]:
+    rows = load_manifest(manifest)
+    preds = load_predictions(predictions)
+    check_known_clips(rows, preds, predictions)
+    if protocol == "glide":
+        # as GLiDE does: only clips present in both files are scored; the rest is counted
+        left_out = [r.clip_id for r in rows if r.clip_id not in preds]
+        rows = [r for r in rows if r.clip_id in preds]
+        if not rows:
+            raise GazeInputError("no clip is present in both the manifest and the predictions")
+    else:
+        left_out = []
+    missing = [r.clip_id for r in rows if r.clip_id not in preds]
+    cases = [
+        ClipCase(r, list(preds[r.clip_id].events) if r.clip_id in preds else [], r.clip_id in preds)
+        for r in rows
+    ]
+    recorder = Recorder(build_judge(judge, model, base_url))
+    result = score_cases(
+        cases, protocol, recorder, n_boot=n_boot, seed=seed, slice_fields=slice_fields
+    )
+    result["missing_predictions"] = missing
+    result["n_missing_predictions"] = len(missing)
+    if protocol == "glide":
+        result["n_left_out"] = len(left_out)
+        result["left_out"] = left_out
+    if judged_out is not None:
+        atomic_write_text(judged_out, "".join(line + "\n" for line in recorder.table_lines()))
+    return result

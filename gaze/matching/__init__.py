@@ -1,0 +1,1 @@
+"""Event matching protocols and description-similarity judges (pure numpy/scipy, no I/O)."""

@@ -1,0 +1,55 @@
+"""Temporal overlap of event spans: frame-level IoU (robogaze) and continuous IoU (glide).
+
+Contract: spans are given as arrays ``starts`` and ``ends`` in seconds (start <= end). Frame-level
+IoU counts the frames k = 0, 1, ... with start <= k/fps <= end; a span covering no frame (shorter
+than a frame interval) covers the single frame nearest its midpoint, k = round((s+e)/2 * fps)
+with halves rounded up. Both are pure and vectorised: (N,) x (M,) -> (N, M).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+EPS = 1e-9
+"""Tolerance for k/fps landing exactly on a span boundary despite float error (0.3*10 != 3)."""
+
+
+def frame_range(starts: np.ndarray, ends: np.ndarray, fps: float) -> tuple[np.ndarray, np.ndarray]:
+    """First and last covered frame index of every span (inclusive)."""
+    starts = np.asarray(starts, dtype=np.float64)
+    ends = np.asarray(ends, dtype=np.float64)
+    first = np.ceil(starts * fps - EPS).astype(np.int64)
+    last = np.floor(ends * fps + EPS).astype(np.int64)
+    empty = first > last
+    if empty.any():
+        mid = np.floor((starts[empty] + ends[empty]) / 2 * fps + 0.5).astype(np.int64)
+        first[empty] = mid
+        last[empty] = mid
+    return first, last
+
+
+def frame_iou(
+    pred: tuple[np.ndarray, np.ndarray], ref: tuple[np.ndarray, np.ndarray], fps: float
+) -> np.ndarray:
+    """(N, M) frame-level IoU between predicted and reference spans."""
+    p0, p1 = frame_range(*pred, fps)
+    r0, r1 = frame_range(*ref, fps)
+    inter = np.minimum(p1[:, None], r1[None, :]) - np.maximum(p0[:, None], r0[None, :]) + 1
+    inter = np.clip(inter, 0, None)
+    union = (p1 - p0 + 1)[:, None] + (r1 - r0 + 1)[None, :] - inter
+    return inter / union
+
+
+def continuous_iou(
+    pred: tuple[np.ndarray, np.ndarray], ref: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """(N, M) IoU in seconds, |A∩B| / (|A| + |B| - |A∩B|); 0 when both spans are instants."""
+    ps, pe = (np.asarray(a, dtype=np.float64) for a in pred)
+    rs, re_ = (np.asarray(a, dtype=np.float64) for a in ref)
+    inter = np.clip(
+        np.minimum(pe[:, None], re_[None, :]) - np.maximum(ps[:, None], rs[None, :]), 0, None
+    )
+    union = (pe - ps)[:, None] + (re_ - rs)[None, :] - inter
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
+    return out

@@ -1,0 +1,1 @@
+"""Agreement statistics, bootstrap intervals and progress metrics (pure functions)."""
