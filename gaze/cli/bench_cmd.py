@@ -119,3 +119,118 @@ def score(
             f"glide: {result['n_left_out']} manifest clip(s) without predictions left out"
         )
     console.print(f"metrics written to {out}")
+
+
+@bench.command("run")
+@click.argument("manifest", type=click.Path(path_type=Path))
+@click.option(
+    "--method",
+    type=click.Choice(["robogaze", "cot", "b1", "b2", "b3"]),
+    default="robogaze",
+    show_default=True,
+)
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="RUNDIR")
+@click.option("--model", help="Backbone PROVIDER:MODEL (default: $GAZE_MODEL).")
+@click.option("--base-url", help="OpenAI-compatible server URL (default: $GAZE_BASE_URL).")
+@click.option("--role", "roles", multiple=True, metavar="ROLE=PROVIDER:MODEL")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    default=2,
+    show_default=True,
+    help="Clips in flight at once.",
+)
+@click.option(
+    "--calls",
+    type=click.IntRange(1, 256),
+    default=32,
+    show_default=True,
+    help="Backbone calls in flight at once (all clips together).",
+)
+@click.option("--no-cache", is_flag=True)
+@click.option(
+    "--samples",
+    type=click.IntRange(1, 50),
+    default=5,
+    show_default=True,
+    help="b2: self-consistency samples.",
+)
+@click.option("--no-task-memory", is_flag=True, help="Ablation: skip task grounding.")
+@click.option("--no-scene-memory", is_flag=True, help="Ablation: skip scene grounding.")
+@click.option("--no-router", is_flag=True, help="Ablation: all six specialists per segment.")
+@click.option("--no-critic", is_flag=True, help="Ablation: hypotheses become events unverified.")
+@click.option("--critic-threshold", type=click.FloatRange(0, 1), default=0.5, show_default=True)
+@click.option("--window-s", type=click.FloatRange(0.5, 60), default=4.0, show_default=True)
+@click.option("--frames-per-window", type=click.IntRange(1, 64), default=16, show_default=True)
+@click.option("--top-k", type=click.IntRange(1, 6), default=3, show_default=True)
+def run_cmd(
+    manifest: Path,
+    method: str,
+    out: Path,
+    model: str | None,
+    base_url: str | None,
+    roles: tuple[str, ...],
+    concurrency: int,
+    calls: int,
+    no_cache: bool,
+    samples: int,
+    no_task_memory: bool,
+    no_scene_memory: bool,
+    no_router: bool,
+    no_critic: bool,
+    critic_threshold: float,
+    window_s: float,
+    frames_per_window: int,
+    top_k: int,
+) -> None:
+    """Run a method over every clip of MANIFEST; one report per clip in RUNDIR/reports."""
+    import asyncio
+
+    from gaze.bench.run import run_benchmark
+    from gaze.cli.progress import BatchProgress
+    from gaze.errors import GazeInputError
+    from gaze.graph.context import GazeContext
+    from gaze.models.registry import parse_role_bindings
+
+    chosen = model or os.environ.get("GAZE_MODEL")
+    if not chosen:
+        raise GazeInputError("bench run needs a model: --model PROVIDER:MODEL (or GAZE_MODEL)")
+    ctx = GazeContext(
+        model=chosen,
+        base_url=base_url,
+        roles=parse_role_bindings(list(roles)),
+        use_cache=not no_cache,
+        concurrency=calls,
+        use_task_memory=not no_task_memory,
+        use_scene_memory=not no_scene_memory,
+        use_router=not no_router,
+        use_critic=not no_critic,
+        critic_threshold=critic_threshold,
+        window_s=window_s,
+        frames_per_window=frames_per_window,
+        top_k=top_k,
+    )
+    from gaze.bench.inputs import load_manifest
+
+    total = len(load_manifest(manifest))
+    with BatchProgress(Console(stderr=True), total, method) as progress:
+        summary = asyncio.run(
+            run_benchmark(
+                manifest,
+                method,
+                out,
+                ctx,
+                clip_concurrency=concurrency,
+                samples=samples,
+                on_progress=progress,
+            )
+        )
+    console = Console(stderr=True)
+    console.print(
+        f"{len(summary.done)} done, {len(summary.skipped)} already done (resumed), "
+        f"{len(summary.failed)} failed; reports in {out / 'reports'}"
+    )
+    for clip_id, reason in sorted(summary.failed.items()):
+        console.print(f"[red]failed[/red] {clip_id}: {reason}")
+    if summary.failed:
+        raise click.exceptions.Exit(1)

@@ -58,3 +58,47 @@ class GraphProgress:
 
     def __exit__(self, *exc: object) -> None:
         self.status.stop()
+
+
+class BatchProgress:
+    """A progress bar with ETA and running call and token counts for ``bench run``."""
+
+    def __init__(self, console: Console, total: int, method: str) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.progress = Progress(
+            TextColumn(f"[bold]{method}[/bold]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[cost]}"),
+            console=console,
+        )
+        self.task = self.progress.add_task(method, total=total, cost="")
+        self.calls = self.tokens = self.failed = 0
+
+    def __call__(self, clip_id: str, report: Any, error: str | None) -> None:
+        if report is not None:
+            self.calls += sum(report.manifest.calls.values())
+            self.tokens += report.manifest.input_tokens + report.manifest.output_tokens
+        self.failed += error is not None
+        cost = f"{self.calls} calls · {self.tokens} tokens" + (
+            f" · [red]{self.failed} failed[/red]" if self.failed else ""
+        )
+        self.progress.update(self.task, advance=1, cost=cost)
+
+    def __enter__(self) -> BatchProgress:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()

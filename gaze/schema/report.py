@@ -94,8 +94,9 @@ class Assessment(BaseModel):
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
-    mode: Literal["pixel_evidence", "graph"]
-    """``pixel_evidence``: no model, signals only; ``graph``: the full diagnosis graph."""
+    mode: Literal["pixel_evidence", "graph", "baseline"]
+    """``pixel_evidence``: no model, signals only; ``graph``: the full diagnosis graph;
+    ``baseline``: one of the control methods of ``gaze bench run``."""
     assessed: list[str]
     """Dimensions that were looked at."""
     not_assessed: list[str]

@@ -1,0 +1,244 @@
+"""`bench run`: one method over every clip of a manifest, with bounded concurrency, one report
+file per clip (written atomically), a run manifest, resume after interruption, and failures
+recorded without stopping the others."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from gaze import __version__
+from gaze.atomic import atomic_write_text
+from gaze.bench.baselines import METHODS as BASELINES
+from gaze.bench.baselines import run_baseline
+from gaze.bench.inputs import load_manifest, video_path
+from gaze.errors import GazeInputError
+from gaze.graph.context import GazeContext
+from gaze.schema.codebook import DIMENSIONS, load_codebook
+from gaze.schema.manifest import ManifestClip
+from gaze.schema.report import Assessment, Report, RunManifest
+
+METHODS = ("robogaze", *BASELINES)
+Progress = Callable[[str, Report | None, str | None], None]
+
+
+@dataclass
+class RunSummary:
+    done: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+def git_hash() -> str | None:
+    """The commit of the gaze checkout in use (None when not run from a git checkout)."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent,
+            timeout=5,
+            check=True,
+        )
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _settings(method: str, ctx: GazeContext, samples: int) -> dict[str, Any]:
+    settings = {"method": method, **ctx.settings()}
+    settings.pop("use_cache", None)
+    settings.pop("concurrency", None)
+    if method == "b2":
+        settings["samples"] = samples
+    return settings
+
+
+def _check_resume(outdir: Path, identity: dict[str, Any]) -> None:
+    previous = outdir / "run.json"
+    if not previous.exists():
+        return
+    try:
+        old = json.loads(previous.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise GazeInputError(f"{previous} is unreadable ({exc}); use a fresh --out") from exc
+    differing = [k for k, v in identity.items() if old.get(k) != v]
+    if differing:
+        raise GazeInputError(
+            f"{outdir} holds a run with other {', '.join(differing)}; "
+            "use a fresh --out to start a new run"
+        )
+
+
+def _finished(path: Path) -> bool:
+    try:
+        Report.model_validate_json(path.read_text(encoding="utf-8"))
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+async def _baseline_report(
+    method: str, row: ManifestClip, video: Path, ctx: GazeContext, samples: int
+) -> Report:
+    from gaze.graph.services import services
+    from gaze.video import store
+    from gaze.video.frames import encode_jpeg
+
+    svc = services(ctx)
+    started = time.perf_counter()
+    clip = await asyncio.to_thread(store.decoded, str(video), svc.sampling)
+    frames = store.window_frames(clip, [w.index for w in clip.windows])
+    events, records, problems = await run_baseline(
+        svc.caller,
+        method,
+        row.instruction,
+        frames,
+        (0.0, encode_jpeg(clip.initial_frame)),
+        clip.info.duration_s,
+        max_retries=ctx.max_retries,
+        samples=samples,
+        max_frames=ctx.max_frames_per_call,
+    )
+    book = load_codebook()
+    calls: dict[str, int] = {}
+    for r in records:
+        if not r["cache_hit"]:
+            calls[r["role"]] = calls.get(r["role"], 0) + 1
+    return Report(
+        clip_id=row.clip_id,
+        instruction=row.instruction,
+        clip=clip.info,
+        events=[] if problems and not events else events,
+        flags=(["parse_failed"] if problems and not events else []) + list(clip.flags),
+        assessment=Assessment(
+            mode="baseline",
+            assessed=list(DIMENSIONS),
+            not_assessed=[],
+            note=f"Control method {method}; see gaze.bench.baselines.",
+        ),
+        problems=problems,
+        manifest=RunManifest(
+            gaze_version=__version__,
+            codebook_version=book.version,
+            codebook_hash=book.hash,
+            models={r["role"]: r["model"] for r in records},
+            settings={"method": method},
+            calls=calls,
+            input_tokens=sum(r["input_tokens"] for r in records),
+            output_tokens=sum(r["output_tokens"] for r in records),
+            images=sum(r["images"] for r in records),
+            cache_hits=sum(1 for r in records if r["cache_hit"]),
+            wall_time_s=round(time.perf_counter() - started, 3),
+            created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        ),
+    )
+
+
+async def run_benchmark(
+    manifest: str | Path,
+    method: str,
+    outdir: str | Path,
+    ctx: GazeContext,
+    *,
+    clip_concurrency: int = 2,
+    samples: int = 5,
+    on_progress: Progress | None = None,
+    preflight: bool = True,
+) -> RunSummary:
+    if method not in METHODS:
+        raise GazeInputError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+    manifest = Path(manifest)
+    rows = load_manifest(manifest)
+    outdir = Path(outdir)
+    reports = outdir / "reports"
+    try:
+        reports.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GazeInputError(f"cannot create {reports}: {exc.strerror}") from exc
+    identity = {
+        "method": method,
+        "settings": _settings(method, ctx, samples),
+        "manifest_sha256": hashlib.sha256(manifest.read_bytes()).hexdigest(),
+    }
+    _check_resume(outdir, identity)
+
+    from gaze.api import adiagnose
+    from gaze.graph.services import services
+    from gaze.models.registry import preflight as check_backbone
+
+    svc = services(ctx)  # bad model names and keys fail here, before any clip
+    if preflight:
+        for role, backbone in svc.caller.bindings.items():
+            await check_backbone(backbone, f"{backbone.provider}:{backbone.model} ({role})")
+    summary = RunSummary()
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    started = time.perf_counter()
+    gate = asyncio.Semaphore(max(1, clip_concurrency))
+
+    async def one(row: ManifestClip) -> None:
+        target = reports / f"{row.clip_id}.json"
+        if _finished(target):
+            summary.skipped.append(row.clip_id)
+            if on_progress:
+                on_progress(row.clip_id, None, None)
+            return
+        async with gate:
+            try:
+                video = video_path(manifest, row)
+                if method == "robogaze":
+                    scene = manifest.parent / row.initial_frame if row.initial_frame else None
+                    report = await adiagnose(
+                        video,
+                        row.instruction,
+                        clip_id=row.clip_id,
+                        initial_frame=scene,
+                        context=ctx,
+                        preflight=False,
+                    )
+                else:
+                    report = await _baseline_report(method, row, video, ctx, samples)
+                atomic_write_text(target, report.model_dump_json(indent=2) + "\n")
+                summary.done.append(row.clip_id)
+                if on_progress:
+                    on_progress(row.clip_id, report, None)
+            except Exception as exc:  # one clip's failure never stops the others
+                reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+                summary.failed[row.clip_id] = reason
+                if on_progress:
+                    on_progress(row.clip_id, None, reason)
+
+    await asyncio.gather(*(one(row) for row in rows))
+    totals = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "images": 0, "cache_hits": 0}
+    for row in rows:
+        path = reports / f"{row.clip_id}.json"
+        if _finished(path):
+            m = Report.model_validate_json(path.read_text(encoding="utf-8")).manifest
+            totals["calls"] += sum(m.calls.values())
+            for key in ("input_tokens", "output_tokens", "images", "cache_hits"):
+                totals[key] += getattr(m, key)
+    run_manifest = {
+        **identity,
+        "gaze_version": __version__,
+        "git": git_hash(),
+        "manifest": str(manifest.resolve()),
+        "models": {role: f"{b.provider}:{b.model}" for role, b in svc.caller.bindings.items()},
+        "started_at": started_at,
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "wall_time_s": round(time.perf_counter() - started, 3),
+        "clips": len(rows),
+        "done": len(summary.done),
+        "resumed": len(summary.skipped),
+        "failed": summary.failed,
+        **totals,
+    }
+    atomic_write_text(outdir / "run.json", json.dumps(run_manifest, indent=2) + "\n")
+    return summary
