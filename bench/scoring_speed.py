@@ -24,8 +24,7 @@ from gaze.schema.codebook import load_codebook
 from gaze.schema.events import Event
 from gaze.schema.manifest import ManifestClip
 
-WORDS = ("red block blue cup gripper plate drawer arm table floats vanishes jumps blurs dark "
-         "slides tilts bends cloth towel handle").split()
+WORDS = ["red", "block", "blue", "cup", "gripper", "plate", "drawer", "arm", "table", "floats", "vanishes", "jumps", "blurs", "dark", "slides", "tilts", "bends", "cloth", "towel", "handle"]
 
 
 def make_cases(n: int, seed: int) -> list[ClipCase]:
@@ -34,22 +33,36 @@ def make_cases(n: int, seed: int) -> list[ClipCase]:
     types = [(d.name, t.name) for d in book.dimensions for t in d.types]
     cases = []
     for c in range(n):
+
         def events(k: int) -> list[Event]:
             out = []
             for _ in range(k):
                 dim, kind = types[rng.integers(len(types))]
                 start = float(rng.uniform(0, 25))
-                out.append(Event(dimension=dim, type=kind, start_s=round(start, 2),
-                                 end_s=round(start + float(rng.uniform(0, 4)), 2),
-                                 severity=float(rng.integers(1, 6)),
-                                 description=" ".join(rng.choice(WORDS, 6))))
+                out.append(
+                    Event(
+                        dimension=dim,
+                        type=kind,
+                        start_s=round(start, 2),
+                        end_s=round(start + float(rng.uniform(0, 4)), 2),
+                        severity=float(rng.integers(1, 6)),
+                        description=" ".join(rng.choice(WORDS, 6)),
+                    )
+                )
             return out
 
         refs = events(int(rng.integers(2, 5)))
         preds = events(int(rng.integers(2, 5)))
-        row = ManifestClip(clip_id=f"c{c}", video=f"c{c}.mp4", instruction="pick", fps=10.0,
-                           duration_s=30.0, events=refs, condition_id=f"k{c // 3}",
-                           generator=f"g{c % 4}")
+        row = ManifestClip(
+            clip_id=f"c{c}",
+            video=f"c{c}.mp4",
+            instruction="pick",
+            fps=10.0,
+            duration_s=30.0,
+            events=refs,
+            condition_id=f"k{c // 3}",
+            generator=f"g{c % 4}",
+        )
         cases.append(ClipCase(row, preds, True))
     return cases
 
@@ -97,12 +110,16 @@ def main(argv: list[str]) -> None:
     t0 = time.perf_counter()
     loop_bootstrap(num, den, groups, args.bootstrap)
     loop_s = time.perf_counter() - t0
-    print(f"robogaze + lexical judge : {lexical_s:6.2f} s  ({lexical['n_judged_pairs']} pairs judged)")
+    print(
+        f"robogaze + lexical judge : {lexical_s:6.2f} s  ({lexical['n_judged_pairs']} pairs judged)"
+    )
     print(f"robogaze + table judge   : {table_s:6.2f} s  (identical numbers and intervals)")
     print(f"robogaze, no bootstrap   : {no_boot_s:6.2f} s")
     print(f"glide + lexical judge    : {glide_s:6.2f} s")
-    print(f"bootstrap alone          : {vec_s * 1000:6.1f} ms vectorised vs "
-          f"{loop_s * 1000:.1f} ms looped ({loop_s / vec_s:.0f}x)")
+    print(
+        f"bootstrap alone          : {vec_s * 1000:6.1f} ms vectorised vs "
+        f"{loop_s * 1000:.1f} ms looped ({loop_s / vec_s:.0f}x)"
+    )
 
 
 if __name__ == "__main__":

@@ -143,6 +143,55 @@ async def _baseline_report(
     )
 
 
+@dataclass
+class PreparedRun:
+    """Everything checked before the first clip: inputs, output folder, backbones."""
+
+    manifest: Path
+    rows: list[ManifestClip]
+    method: str
+    outdir: Path
+    ctx: GazeContext
+    identity: dict[str, Any]
+    samples: int
+
+
+async def prepare_run(
+    manifest: str | Path,
+    method: str,
+    outdir: str | Path,
+    ctx: GazeContext,
+    *,
+    samples: int = 5,
+    preflight: bool = True,
+) -> PreparedRun:
+    """Validate the manifest, the output folder (and any earlier run in it) and every backbone;
+    bad input fails here, in one line, before any clip work."""
+    if method not in METHODS:
+        raise GazeInputError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+    manifest = Path(manifest)
+    rows = load_manifest(manifest)
+    outdir = Path(outdir)
+    try:
+        (outdir / "reports").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GazeInputError(f"cannot create {outdir / 'reports'}: {exc.strerror}") from exc
+    identity = {
+        "method": method,
+        "settings": _settings(method, ctx, samples),
+        "manifest_sha256": hashlib.sha256(manifest.read_bytes()).hexdigest(),
+    }
+    _check_resume(outdir, identity)
+    from gaze.graph.services import services
+    from gaze.models.registry import preflight as check_backbone
+
+    svc = services(ctx)  # bad model names and keys fail here
+    if preflight:
+        for role, backbone in svc.caller.bindings.items():
+            await check_backbone(backbone, f"{backbone.provider}:{backbone.model} ({role})")
+    return PreparedRun(manifest, rows, method, outdir, ctx, identity, samples)
+
+
 async def run_benchmark(
     manifest: str | Path,
     method: str,
@@ -154,31 +203,20 @@ async def run_benchmark(
     on_progress: Progress | None = None,
     preflight: bool = True,
 ) -> RunSummary:
-    if method not in METHODS:
-        raise GazeInputError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
-    manifest = Path(manifest)
-    rows = load_manifest(manifest)
-    outdir = Path(outdir)
-    reports = outdir / "reports"
-    try:
-        reports.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise GazeInputError(f"cannot create {reports}: {exc.strerror}") from exc
-    identity = {
-        "method": method,
-        "settings": _settings(method, ctx, samples),
-        "manifest_sha256": hashlib.sha256(manifest.read_bytes()).hexdigest(),
-    }
-    _check_resume(outdir, identity)
+    plan = await prepare_run(manifest, method, outdir, ctx, samples=samples, preflight=preflight)
+    return await execute_run(plan, clip_concurrency=clip_concurrency, on_progress=on_progress)
 
+
+async def execute_run(
+    plan: PreparedRun, *, clip_concurrency: int = 2, on_progress: Progress | None = None
+) -> RunSummary:
     from gaze.api import adiagnose
     from gaze.graph.services import services
-    from gaze.models.registry import preflight as check_backbone
 
-    svc = services(ctx)  # bad model names and keys fail here, before any clip
-    if preflight:
-        for role, backbone in svc.caller.bindings.items():
-            await check_backbone(backbone, f"{backbone.provider}:{backbone.model} ({role})")
+    manifest, rows, method, ctx = plan.manifest, plan.rows, plan.method, plan.ctx
+    outdir, samples, identity = plan.outdir, plan.samples, plan.identity
+    reports = outdir / "reports"
+    svc = services(ctx)
     summary = RunSummary()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     started = time.perf_counter()

@@ -186,7 +186,7 @@ def run_cmd(
     """Run a method over every clip of MANIFEST; one report per clip in RUNDIR/reports."""
     import asyncio
 
-    from gaze.bench.run import run_benchmark
+    from gaze.bench.run import RunSummary, execute_run, prepare_run
     from gaze.cli.progress import BatchProgress
     from gaze.errors import GazeInputError
     from gaze.graph.context import GazeContext
@@ -210,21 +210,13 @@ def run_cmd(
         frames_per_window=frames_per_window,
         top_k=top_k,
     )
-    from gaze.bench.inputs import load_manifest
 
-    total = len(load_manifest(manifest))
-    with BatchProgress(Console(stderr=True), total, method) as progress:
-        summary = asyncio.run(
-            run_benchmark(
-                manifest,
-                method,
-                out,
-                ctx,
-                clip_concurrency=concurrency,
-                samples=samples,
-                on_progress=progress,
-            )
-        )
+    async def main() -> RunSummary:
+        plan = await prepare_run(manifest, method, out, ctx, samples=samples)
+        with BatchProgress(Console(stderr=True), len(plan.rows), method) as progress:
+            return await execute_run(plan, clip_concurrency=concurrency, on_progress=progress)
+
+    summary = asyncio.run(main())
     console = Console(stderr=True)
     console.print(
         f"{len(summary.done)} done, {len(summary.skipped)} already done (resumed), "
@@ -234,3 +226,39 @@ def run_cmd(
         console.print(f"[red]failed[/red] {clip_id}: {reason}")
     if summary.failed:
         raise click.exceptions.Exit(1)
+
+
+@bench.command("screen")
+@click.argument("manifest", type=click.Path(path_type=Path))
+@click.argument("predictions", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="SCREEN.json")
+@click.option(
+    "--label",
+    default="usable",
+    show_default=True,
+    help="Manifest field holding the usability label (bool).",
+)
+def screen_cmd(manifest: Path, predictions: Path, out: Path, label: str) -> None:
+    """Rank candidate clips per condition by a method's reports: P@50, Bad@50, Pick1."""
+    from gaze.bench.inputs import check_known_clips, load_manifest, load_predictions
+    from gaze.bench.screening import screen
+
+    check_writable(out)
+    rows = load_manifest(manifest)
+    preds = load_predictions(predictions)
+    check_known_clips(rows, preds, predictions)
+    result = screen(rows, {k: p.events for k, p in preds.items()}, label)
+    atomic_write_text(out, json.dumps(result, indent=2) + "\n")
+    table = Table(
+        title=f"screening · {result['n_conditions']} conditions, {result['n_clips']} clips",
+        title_justify="left",
+    )
+    for name in ("P@50", "Bad@50", "Pick1"):
+        table.add_column(name, justify="right")
+    table.add_row(
+        *(
+            "—" if result[k] is None else f"{result[k]:.3f}"
+            for k in ("p_at_50", "bad_at_50", "pick1")
+        )
+    )
+    Console().print(table)

@@ -1,0 +1,259 @@
+"""`gaze bench run`: every method over a forge manifest with scripted backbones, failures,
+resume, and screening."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+
+import pytest
+
+from gaze.bench.baselines import agree, run_baseline
+from gaze.bench.run import run_benchmark
+from gaze.bench.screening import screen
+from gaze.cli.main import run
+from gaze.graph.context import GazeContext
+from gaze.models.caller import Caller
+from gaze.models.protocol import ModelRequest, TextPart
+from gaze.models.scripted import ScriptedBackbone, minimal_instance
+from gaze.schema.events import Event
+from gaze.schema.manifest import ManifestClip
+from gaze.schema.report import Report
+from tests.cli.test_cli import one_line_error
+
+
+@pytest.fixture
+def small_manifest(forge_dir, tmp_path):
+    """Three forge clips plus one whose video is missing."""
+    rows = [json.loads(line) for line in (forge_dir / "manifest.jsonl").read_text().splitlines()]
+    chosen = rows[:3]
+    for r in chosen:
+        r["video"] = str(forge_dir / r["video"])
+    broken = {**chosen[0], "clip_id": "broken", "video": str(tmp_path / "gone.mp4")}
+    path = tmp_path / "manifest.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [*chosen, broken]))
+    return path
+
+
+def test_robogaze_run_records_failures_and_resumes(small_manifest, tmp_path, capsys):
+    out = tmp_path / "run"
+    args = [
+        "bench",
+        "run",
+        str(small_manifest),
+        "--method",
+        "robogaze",
+        "--model",
+        "scripted:auto",
+        "--out",
+        str(out),
+    ]
+    assert run(args) == 1  # the broken clip failed; the others finished
+    captured = capsys.readouterr()
+    assert "3 done, 0 already done (resumed), 1 failed" in captured.err
+    assert "no such file" in captured.err
+    reports = sorted(p.name for p in (out / "reports").iterdir())
+    assert reports == [
+        "forge_s3_0000_clean.json",
+        "forge_s3_0001_object_teleportation.json",
+        "forge_s3_0002_object_disappearance.json",
+    ]
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["method"] == "robogaze" and manifest["done"] == 3
+    assert list(manifest["failed"]) == ["broken"]
+    assert manifest["settings"]["model"] == "scripted:auto"
+    assert manifest["calls"] > 0 and manifest["git"] is None or len(manifest["git"]) == 40
+    # resume: nothing finished is redone
+    assert run(args) == 1
+    assert "0 done, 3 already done (resumed), 1 failed" in capsys.readouterr().err
+    # other settings in the same folder are refused
+    assert run([*args, "--top-k", "2"]) == 2
+    assert "other settings" in one_line_error(capsys.readouterr().err)
+
+
+def test_interrupted_clip_is_redone_and_cached_calls_not_repeated(small_manifest, tmp_path):
+    out = tmp_path / "run"
+    ctx = GazeContext(backbones={"default": ScriptedBackbone(fallback_minimal=True)})
+    asyncio.run(run_benchmark(small_manifest, "robogaze", out, ctx))
+    report = out / "reports" / "forge_s3_0000_clean.json"
+    report.write_text(report.read_text()[:50])  # a torn file from an interruption
+    backbone = ScriptedBackbone(fallback_minimal=True)
+    summary = asyncio.run(
+        run_benchmark(small_manifest, "robogaze", out, GazeContext(backbones={"default": backbone}))
+    )
+    assert summary.done == ["forge_s3_0000_clean"] and len(summary.skipped) == 2
+    assert backbone.requests == []  # every call of the redone clip came from the cache
+    assert Report.model_validate_json(report.read_text()).clip_id == "forge_s3_0000_clean"
+
+
+def finding(kind="object_floating", start=1.0, end=2.0, conf=0.8, desc="block floats"):
+    return {
+        "type": kind,
+        "start_s": start,
+        "end_s": end,
+        "severity": 4,
+        "description": desc,
+        "evidence": ["t=1.00s"],
+        "confidence": conf,
+    }
+
+
+def text_of(request: ModelRequest) -> str:
+    return "\n".join(p.text for m in request.messages for p in m.parts if isinstance(p, TextPart))
+
+
+def baseline_world(request: ModelRequest):
+    if request.role == "critic":  # b3's verifier: accept the floating claim only
+        lines = re.findall(r"^\[(\d+)\] (\w+)", text_of(request), re.MULTILINE)
+        return {
+            "verdicts": [
+                {
+                    "index": int(i),
+                    "decision": "accept" if k == "object_floating" else "reject",
+                    "reason": "seen",
+                    "confidence": 0.9,
+                }
+                for i, k in lines
+            ]
+        }
+    if request.sample % 2:  # b2: odd samples also see a spurious blur
+        return {
+            "reasoning": "r",
+            "failures": [finding(start=1.1, end=2.0), finding("blur", 5, 6, desc="soft")],
+        }
+    return {
+        "reasoning": "r",
+        "failures": [finding(), finding("blur", 5, 6, desc="soft")]
+        if request.sample == 0 and "Codebook:" not in text_of(request)
+        else [finding()],
+    }
+
+
+@pytest.mark.parametrize(
+    ("method", "types", "calls"),
+    [
+        ("cot", ["object_floating", "blur"], 1),
+        ("b1", ["object_floating"], 1),
+        ("b2", ["object_floating"], 5),
+        ("b3", ["object_floating"], 2),
+    ],
+)
+def test_baselines(forge_dir, forge_rows, method, types, calls):
+    from gaze.bench.baselines import to_events  # noqa: F401  (imported for its schema)
+    from gaze.video.clip import open_clip
+
+    clip = open_clip(forge_dir / forge_rows["clean"].video, encode=True)
+    frames = [
+        (t, clip.jpegs[i])
+        for w in clip.windows
+        for i, t in zip(w.frame_indices, w.timestamps_s, strict=True)
+    ]
+    backbone = ScriptedBackbone(baseline_world)
+    events, records, problems = asyncio.run(
+        run_baseline(
+            Caller({"default": backbone}),
+            method,
+            "put the block on the plate",
+            frames,
+            (0.0, clip.jpegs[0]),
+            clip.info.duration_s,
+            samples=5,
+        )
+    )
+    assert [e.type for e in events] == types and problems == []
+    assert len(backbone.requests) == calls == len(records)
+    if method == "b2":
+        assert events[0].confidence == 1.0
+        assert {r.temperature for r in backbone.requests} == {0.7}
+        assert sorted(r.sample for r in backbone.requests) == [0, 1, 2, 3, 4]
+    if method == "b1":
+        assert "Codebook:" in text_of(backbone.requests[0])
+        assert backbone.requests[0].images == 1 + 32  # initial scene + frames (capped)
+
+
+def test_agreement_keeps_majority_clusters():
+    from gaze.bench.baselines import Finding
+
+    a, b = Finding.model_validate(finding()), Finding.model_validate(finding(start=1.2))
+    c = Finding.model_validate(finding("blur", 5, 6))
+    kept = agree([[a], [b, c], []], k=3)
+    assert len(kept) == 1 and kept[0].type == "object_floating"
+    assert kept[0].confidence == pytest.approx(2 / 3)
+
+
+def test_baseline_methods_from_the_command_line(small_manifest, tmp_path, capsys):
+    shutil.copy(small_manifest, tmp_path / "m.jsonl")
+    lines = (tmp_path / "m.jsonl").read_text().splitlines()[:1]
+    (tmp_path / "m.jsonl").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "b2run"
+    assert (
+        run(
+            [
+                "bench",
+                "run",
+                str(tmp_path / "m.jsonl"),
+                "--method",
+                "b2",
+                "--samples",
+                "3",
+                "--model",
+                "scripted:auto",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    report = Report.model_validate_json(next((out / "reports").iterdir()).read_text())
+    assert report.assessment.mode == "baseline" and report.manifest.calls == {"specialist": 3}
+
+
+def test_screening_metrics():
+    def row(clip, condition, severe=False, usable=None):
+        events = [
+            Event(
+                dimension="physical_plausibility",
+                type="object_floating",
+                start_s=0,
+                end_s=1,
+                severity=5 if severe else 2,
+            )
+        ]
+        meta = {} if usable is None else {"usable": usable}
+        return ManifestClip(
+            clip_id=clip,
+            video=f"{clip}.mp4",
+            instruction="x",
+            condition_id=condition,
+            events=events,
+            metadata=meta,
+        )
+
+    rows = [
+        row("a1", "A", severe=True),
+        row("a2", "A"),
+        row("b1", "B", usable=False),
+        row("b2", "B", severe=True),
+        row("b3", "B"),
+    ]
+    bad = [
+        Event(
+            dimension="visual_quality", type="blur", start_s=0, end_s=1, severity=3, confidence=1.0
+        )
+    ]
+    preds = {"a1": bad, "b2": bad, "b1": [], "b3": bad * 2}
+    result = screen(rows, preds)
+    # A keeps a2 (usable); B keeps b1 (labelled unusable) and b2 (severe)
+    assert [c["kept"] for c in result["conditions"]] == [["a2"], ["b1", "b2"]]
+    assert result["p_at_50"] == pytest.approx(1 / 3)
+    assert result["bad_at_50"] == pytest.approx(1 / 3)
+    assert result["pick1"] == pytest.approx(1 / 2)
+
+
+def test_minimal_instance_is_valid_for_baseline_schema():
+    from gaze.bench.baselines import Findings
+    from gaze.models.structured import strict_schema
+
+    assert Findings.model_validate(minimal_instance(strict_schema(Findings))).failures == []
