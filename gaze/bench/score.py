@@ -213,15 +213,10 @@ class Aggregator:
         return {k: (None if np.isnan(v) else round(float(v), 6)) for k, v in values.items()}
 
 
-def score_cases(
-    cases: Sequence[ClipCase],
-    protocol: str,
-    judge: SimilarityJudge,
-    *,
-    n_boot: int = 1000,
-    seed: int = 0,
-    slice_fields: Sequence[str] = (),
-) -> dict[str, Any]:
+def clip_rows(
+    cases: Sequence[ClipCase], protocol: str, judge: SimilarityJudge
+) -> tuple[list[RatioRow], list[dict[str, Any]], dict[Pair, float]]:
+    """Per-clip ratio rows and details; the judge is asked once, for the needed pairs only."""
     if protocol not in ("robogaze", "glide"):
         raise GazeInputError(f"unknown protocol {protocol!r}; use robogaze or glide")
     ious = [iou_matrix(c, protocol) for c in cases]
@@ -237,6 +232,19 @@ def score_cases(
         details.append(
             {"clip_id": case.row.clip_id, "has_prediction": case.has_prediction, **detail}
         )
+    return rows, details, table
+
+
+def score_cases(
+    cases: Sequence[ClipCase],
+    protocol: str,
+    judge: SimilarityJudge,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    slice_fields: Sequence[str] = (),
+) -> dict[str, Any]:
+    rows, details, table = clip_rows(cases, protocol, judge)
     agg = Aggregator(protocol)
     out: dict[str, Any] = {
         "protocol": protocol,
@@ -244,7 +252,7 @@ def score_cases(
         "n_clips": len(cases),
         "n_event_clips": sum(1 for c in cases if c.row.events),
         "n_clean_clips": sum(1 for c in cases if not c.row.events),
-        "n_judged_pairs": len(pairs),
+        "n_judged_pairs": len(table),
         **agg.point(rows),
     }
     out["ci"] = intervals(agg, rows, [c.row.condition_id for c in cases], n_boot, seed)
@@ -267,6 +275,39 @@ def intervals(
         k: [None if np.isnan(v) else round(float(v), 6) for v in bounds[i]]
         for i, k in enumerate(HEADLINE)
     }
+
+
+def paired_difference(
+    cases_a: Sequence[ClipCase],
+    cases_b: Sequence[ClipCase],
+    protocol: str,
+    judge: SimilarityJudge,
+    n_boot: int,
+    seed: int,
+) -> dict[str, Any]:
+    """Method A minus method B on the same clips: point difference and a paired interval (the
+    same condition-group resamples for both methods)."""
+    agg = Aggregator(protocol)
+    rows_a, _, _ = clip_rows(cases_a, protocol, judge)
+    rows_b, _, _ = clip_rows(cases_b, protocol, judge)
+    point_a, point_b = agg.point(rows_a), agg.point(rows_b)
+    difference: dict[str, float | None] = {}
+    for k in HEADLINE:
+        a_value, b_value = point_a[k], point_b[k]
+        difference[k] = None if a_value is None or b_value is None else round(a_value - b_value, 6)
+    groups = [c.row.condition_id for c in cases_a]
+    ci: dict[str, list[float | None]] = {}
+    if n_boot > 0:
+        num_a, den_a = agg.arrays(rows_a)
+        num_b, den_b = agg.arrays(rows_b)
+        a = agg.finish(bootstrap_ratios(num_a, den_a, groups, n_boot, seed))
+        b = agg.finish(bootstrap_ratios(num_b, den_b, groups, n_boot, seed))
+        bounds = percentile_interval(np.stack([a[k] - b[k] for k in HEADLINE], axis=1))
+        ci = {
+            k: [None if np.isnan(v) else round(float(v), 6) for v in bounds[i]]
+            for i, k in enumerate(HEADLINE)
+        }
+    return {"difference": difference, "ci": ci}
 
 
 def duration_band(seconds: float | None) -> str:

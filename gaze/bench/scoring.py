@@ -8,7 +8,7 @@ from typing import Any
 
 from gaze.atomic import atomic_write_text
 from gaze.bench.inputs import check_known_clips, load_manifest, load_predictions
-from gaze.bench.score import ClipCase, score_cases
+from gaze.bench.score import ClipCase, paired_difference, score_cases
 from gaze.errors import GazeInputError
 from gaze.matching.similarity import Recorder, SimilarityJudge, make_judge
 
@@ -40,10 +40,15 @@ def run_score(
     model: str | None = None,
     base_url: str | None = None,
     judged_out: str | Path | None = None,
+    versus: str | Path | None = None,
 ) -> dict[str, Any]:
     rows = load_manifest(manifest)
     preds = load_predictions(predictions)
     check_known_clips(rows, preds, predictions)
+    other = None
+    if versus is not None:
+        other = load_predictions(versus)
+        check_known_clips(rows, other, versus)
     if protocol == "glide":
         # as GLiDE does: only clips present in both files are scored; the rest is counted
         left_out = [r.clip_id for r in rows if r.clip_id not in preds]
@@ -66,6 +71,19 @@ def run_score(
     if protocol == "glide":
         result["n_left_out"] = len(left_out)
         result["left_out"] = left_out
+    if other is not None:
+        other_cases = [
+            ClipCase(
+                c.row,
+                list(other[c.row.clip_id].events) if c.row.clip_id in other else [],
+                c.row.clip_id in other,
+            )
+            for c in cases
+        ]
+        result["versus"] = {
+            "predictions": str(versus),
+            **paired_difference(cases, other_cases, protocol, recorder, n_boot, seed),
+        }
     if judged_out is not None:
         atomic_write_text(judged_out, "".join(line + "\n" for line in recorder.table_lines()))
     return result

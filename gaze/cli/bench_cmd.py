@@ -69,6 +69,11 @@ def metrics_table(result: dict, title: str) -> Table:
     type=click.Path(path_type=Path),
     help="Write every judged pair as a table file (replay with --judge table:FILE).",
 )
+@click.option(
+    "--versus",
+    type=click.Path(path_type=Path),
+    help="Other predictions on the same clips: paired 95% intervals of the difference.",
+)
 def score(
     manifest: Path,
     predictions: Path,
@@ -81,6 +86,7 @@ def score(
     model: str | None,
     base_url: str | None,
     write_judged: Path | None,
+    versus: Path | None,
 ) -> None:
     """Score PREDICTIONS (JSONL or a folder of reports) against MANIFEST."""
     from gaze.bench.scoring import run_score
@@ -101,6 +107,7 @@ def score(
             model=model or os.environ.get("GAZE_MODEL"),
             base_url=base_url or os.environ.get("GAZE_BASE_URL"),
             judged_out=write_judged,
+            versus=versus,
         )
     atomic_write_text(out, json.dumps(result, indent=2) + "\n")
     title = (
@@ -108,6 +115,14 @@ def score(
         f"({result['n_event_clips']} with events, {result['n_clean_clips']} clean)"
     )
     Console().print(metrics_table(result, title))
+    if "versus" in result:
+        diff = result["versus"]
+        Console().print(
+            metrics_table(
+                {**diff["difference"], "ci": diff["ci"]},
+                f"difference: {predictions} minus {versus} (paired)",
+            )
+        )
     if result["n_missing_predictions"]:
         console.print(
             f"[yellow]{result['n_missing_predictions']} clip(s) had no prediction and "

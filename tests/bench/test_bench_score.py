@@ -263,3 +263,85 @@ def test_embed_judge_runs_offline_when_installed():
         ]
     )
     assert 0 < far < close <= 1
+
+
+def test_versus_gives_paired_difference_intervals(files):
+    manifest, preds, tmp = files
+    worse = write_jsonl(tmp / "worse.jsonl", [{"clip_id": "a", "events": []}])
+    out = tmp / "vs.json"
+    assert (
+        run(
+            [
+                "bench",
+                "score",
+                str(manifest),
+                str(preds),
+                "--out",
+                str(out),
+                "--versus",
+                str(worse),
+                "--bootstrap",
+                "300",
+            ]
+        )
+        == 0
+    )
+    versus = json.loads(out.read_text())["versus"]
+    assert versus["difference"]["recall"] == pytest.approx(1 / 3)
+    low, high = versus["ci"]["recall"]
+    assert 0 <= low <= 1 / 3 <= high
+    # same predictions on both sides: the paired interval collapses to zero
+    same = tmp / "same.json"
+    assert (
+        run(
+            [
+                "bench",
+                "score",
+                str(manifest),
+                str(preds),
+                "--out",
+                str(same),
+                "--versus",
+                str(preds),
+                "--bootstrap",
+                "300",
+            ]
+        )
+        == 0
+    )
+    assert json.loads(same.read_text())["versus"]["ci"]["recall"] == [0.0, 0.0]
+
+
+def test_llm_judge_is_asked_only_for_overlapping_pairs_and_cached(tmp_path):
+    from gaze.bench.llm_judge import LLMJudge
+    from gaze.bench.score import ClipCase, score_cases
+    from gaze.models.cache import ResponseCache
+    from gaze.models.caller import Caller
+    from gaze.models.scripted import ScriptedBackbone
+    from gaze.schema.events import Event
+    from gaze.schema.manifest import ManifestClip
+
+    def rate(request):
+        return {"reason": "same failure", "rating": 4}
+
+    refs = [Event(**ev(start=1, end=2)), Event(**ev(start=8, end=9, desc="dark"))]
+    preds = [
+        Event(**ev(start=1, end=2, desc="soft frames")),
+        Event(**ev(start=15, end=16, desc="x")),
+    ]
+    case = ClipCase(
+        ManifestClip(
+            clip_id="a", video="a.mp4", instruction="p", fps=10, duration_s=20, events=refs
+        ),
+        preds,
+        True,
+    )
+    backbone = ScriptedBackbone({"similarity": rate})
+    judge = LLMJudge(Caller({"default": backbone}, cache=ResponseCache(tmp_path)))
+    out = score_cases([case], "robogaze", judge, n_boot=0)
+    assert len(backbone.requests) == 1  # only the overlapping pair
+    assert "soft frames" in backbone.requests[0].messages[0].parts[0].text
+    assert out["per_clip"][0]["matched"][0]["s"] == 0.8
+    again = LLMJudge(Caller({"default": backbone}, cache=ResponseCache(tmp_path)))
+    score_cases([case], "robogaze", again, n_boot=0)
+    assert len(backbone.requests) == 1  # the rating came from the cache
