@@ -1,0 +1,248 @@
+"""The judge-metric jobs: `progress metrics`, `bench agreement`, `bench direction`.
+
+Bad rows are never dropped silently: invalid input fails naming the row (exit 2), and rows a
+partial result can live without are listed as skipped with their reason."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gaze.bench.inputs import check_known_clips, load_manifest, load_predictions
+from gaze.errors import GazeInputError
+from gaze.metrics import direction
+from gaze.metrics.agreement import axis_agreement, overall
+from gaze.metrics.bootstrap import resample_counts
+from gaze.metrics.progress import aggregate, opd_metrics, process
+
+
+def _rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GazeInputError(f"cannot read {path}: {exc}") from exc
+    out = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise GazeInputError(f"{path} line {number}: not JSON ({exc.msg})") from exc
+        if not isinstance(row, dict):
+            raise GazeInputError(f"{path} line {number}: expected a JSON object")
+        out.append((number, row))
+    return out
+
+
+def _curve(row: dict[str, Any], where: str) -> list[float]:
+    values = row.get("progress")
+    if not isinstance(values, list):
+        raise GazeInputError(f"{where}: 'progress' must be a list of numbers")
+    if not values:
+        raise GazeInputError(f"{where}: 'progress' is empty")
+    try:
+        numbers = [float(v) for v in values]
+    except (TypeError, ValueError):
+        raise GazeInputError(f"{where}: 'progress' holds a non-numeric value") from None
+    if not all(
+        math.isfinite(v) and not isinstance(x, bool) for v, x in zip(numbers, values, strict=True)
+    ):
+        raise GazeInputError(f"{where}: 'progress' holds NaN, infinity or a boolean")
+    return numbers
+
+
+def progress_metrics(
+    curves: str | Path, *, v1: bool = False, success_source: str = "curve"
+) -> dict[str, Any]:
+    cases, by_model, by_group = [], defaultdict(list), defaultdict(list)
+    seen: set[str] = set()
+    for number, row in _rows(curves):
+        where = f"{curves} line {number}"
+        case_id = str(row.get("case_id", "")).strip()
+        if not case_id:
+            raise GazeInputError(f"{where}: missing case_id")
+        if case_id in seen:
+            raise GazeInputError(f"{where}: duplicate case_id {case_id!r}")
+        seen.add(case_id)
+        values = _curve(row, where)
+        kind = row.get("kind", "absolute")
+        if kind not in ("absolute", "increments"):
+            raise GazeInputError(f"{where}: kind must be 'absolute' or 'increments'")
+        label = row.get("label")
+        if success_source == "label":
+            if not isinstance(label, bool | int) or label not in (0, 1):
+                raise GazeInputError(f"{where}: --success-source label needs a 0/1 'label'")
+            success: bool | None = bool(label)
+        else:
+            success = None
+        processed = process(values, kind, v1=v1)
+        metrics = opd_metrics(processed, success, v1=v1)
+        model, task = str(row.get("model", "unknown")), str(row.get("task", "unknown"))
+        cases.append(
+            {
+                "case_id": case_id,
+                "model": model,
+                "task": task,
+                "progress_raw": values,
+                "progress_processed": [round(float(x), 6) for x in processed],
+                "metrics": metrics,
+            }
+        )
+        by_model[model].append(metrics)
+        by_group[(model, task)].append(metrics)
+    if not cases:
+        raise GazeInputError(f"{curves} has no curves")
+    board: dict[str, list[dict[str, Any]]] = {"mean": [], "median": [], "groups": []}
+    for model, rows in sorted(by_model.items()):
+        agg = aggregate(rows)
+        board["mean"].append({"model": model, "n": len(rows), **agg["mean"]})
+        board["median"].append({"model": model, "n": len(rows), **agg["median"]})
+    for (model, task), rows in sorted(by_group.items()):
+        agg = aggregate(rows)
+        board["groups"].append(
+            {
+                "model": model,
+                "task": task,
+                "n": len(rows),
+                "mean": agg["mean"],
+                "median": agg["median"],
+            }
+        )
+    board["mean"].sort(key=lambda r: -(r["SR"] or 0.0))
+    return {
+        "mode": "v1" if v1 else "v2",
+        "success_source": success_source,
+        "cases": cases,
+        "leaderboard": board,
+    }
+
+
+def agreement(
+    manifest: str | Path, predictions: str | Path, *, n_boot: int = 1000, seed: int = 0
+) -> dict[str, Any]:
+    rows = load_manifest(manifest)
+    preds = load_predictions(predictions)
+    check_known_clips(rows, preds, predictions)
+    pairs: dict[str, list[tuple[float, float, str]]] = {"pa": [], "ia": []}
+    skipped: list[dict[str, str]] = []
+    generators: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"pa": [], "ia": []})
+    for row in rows:
+        pred = preds.get(row.clip_id)
+        for axis in ("pa", "ia"):
+            human = getattr(row, axis)
+            if human is not None and not 1 <= human <= 5:
+                raise GazeInputError(
+                    f"{manifest}: clip {row.clip_id}: human {axis} {human} is outside 1-5"
+                )
+            value = getattr(pred, axis) if pred is not None else None
+            if value is not None and not 1 <= value <= 5:
+                raise GazeInputError(
+                    f"{predictions}: clip {row.clip_id}: {axis} {value} is outside 1-5"
+                )
+            if value is not None:
+                generators[row.generator or "unknown"][axis].append(value)
+            if human is None:
+                continue
+            if value is None:
+                skipped.append(
+                    {
+                        "clip_id": row.clip_id,
+                        "axis": axis,
+                        "reason": "no prediction" if pred is None else f"no {axis}",
+                    }
+                )
+                continue
+            pairs[axis].append((value, human, row.condition_id))
+    arrays = {
+        axis: (np.array([p for p, _, _ in v]), np.array([h for _, h, _ in v]))
+        for axis, v in pairs.items()
+    }
+    result: dict[str, Any] = {axis: axis_agreement(*arrays[axis]) for axis in ("pa", "ia")}
+    result["overall"] = overall(result["pa"], result["ia"], arrays["pa"], arrays["ia"])
+    result["ci"] = _agreement_ci(pairs, n_boot, seed)
+    result["skipped"] = skipped
+    result["leaderboard"] = sorted(
+        (
+            {
+                "generator": g,
+                "pa": _mean(v["pa"]),
+                "ia": _mean(v["ia"]),
+                "average": _mean([x for x in (_mean(v["pa"]), _mean(v["ia"])) if x is not None]),
+                "n": max(len(v["pa"]), len(v["ia"])),
+            }
+            for g, v in generators.items()
+        ),
+        key=lambda r: -(r["average"] or 0.0),
+    )
+    return result
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return float(np.mean(values)) if len(values) else None
+
+
+def _agreement_ci(
+    pairs: dict[str, list[tuple[float, float, str]]], n_boot: int, seed: int
+) -> dict[str, dict[str, list[float | None]]]:
+    """Cluster bootstrap over condition groups (resampled once, shared by both axes)."""
+    if n_boot <= 0:
+        return {}
+    groups = sorted({g for v in pairs.values() for _, _, g in v})
+    if not groups:
+        return {}
+    index = {g: i for i, g in enumerate(groups)}
+    counts = resample_counts(len(groups), n_boot, seed)
+    out: dict[str, dict[str, list[float | None]]] = {}
+    for axis, items in pairs.items():
+        if not items:
+            continue
+        member = np.array([index[g] for _, _, g in items])
+        pred = np.array([p for p, _, _ in items])
+        human = np.array([h for _, h, _ in items])
+        samples: dict[str, list[float]] = defaultdict(list)
+        for b in range(n_boot):
+            weights = counts[b][member]
+            take = np.repeat(np.arange(len(items)), weights)
+            if take.size == 0:
+                continue
+            stats = axis_agreement(pred[take], human[take])
+            for key in ("pearson", "spearman", "exact", "within_1", "mse"):
+                if stats[key] is not None:
+                    samples[key].append(float(stats[key]))  # type: ignore[arg-type]
+        out[axis] = {
+            key: [float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))]
+            for key, v in samples.items()
+            if v
+        }
+    return out
+
+
+def direction_job(manifest: str | Path, curves: str | Path) -> dict[str, Any]:
+    rows = {r.clip_id: r for r in load_manifest(manifest)}
+    episodes, skipped = [], []
+    seen: set[str] = set()
+    for number, row in _rows(curves):
+        where = f"{curves} line {number}"
+        case_id = str(row.get("case_id") or row.get("clip_id") or "").strip()
+        if case_id not in rows:
+            raise GazeInputError(f"{where}: case {case_id!r} is not in the manifest")
+        seen.add(case_id)
+        intervals = [(i.start_s, i.end_s, i.label) for i in rows[case_id].progress_intervals]
+        if not intervals:
+            skipped.append({"case_id": case_id, "reason": "no progress_intervals in the manifest"})
+            continue
+        episodes.append((_curve(row, where), intervals))
+    result = direction.score(episodes)
+    result["skipped"] = skipped
+    result["missing_curves"] = sorted(
+        k for k, r in rows.items() if r.progress_intervals and k not in seen
+    )
+    return result
