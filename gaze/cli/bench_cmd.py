@@ -277,3 +277,58 @@ def screen_cmd(manifest: Path, predictions: Path, out: Path, label: str) -> None
         )
     )
     Console().print(table)
+
+
+@bench.command("agreement")
+@click.argument("manifest", type=click.Path(path_type=Path))
+@click.argument("predictions", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="AGREEMENT.json")
+@click.option(
+    "--bootstrap", "n_boot", type=click.IntRange(0, 100_000), default=1000, show_default=True
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+def agreement_cmd(manifest: Path, predictions: Path, out: Path, n_boot: int, seed: int) -> None:
+    """PA/IA scores against human scores, and the generators ranked by predicted PA/IA."""
+    from gaze.bench.judges_jobs import agreement
+
+    check_writable(out)
+    result = agreement(manifest, predictions, n_boot=n_boot, seed=seed)
+    atomic_write_text(out, json.dumps(result, indent=2) + "\n")
+    table = Table(title="agreement with human scores", title_justify="left")
+    for name in ("axis", "n", "pearson", "spearman", "exact", "within_1", "mse", "over", "under"):
+        table.add_column(name, justify="right")
+    for axis in ("pa", "ia"):
+        r = result[axis]
+        cells = [
+            r["pearson"],
+            r["spearman"],
+            r["exact"],
+            r["within_1"],
+            r["mse"],
+            r["over_rate"],
+            r["under_rate"],
+        ]
+        table.add_row(axis.upper(), str(r["n"]), *("—" if v is None else f"{v:.3f}" for v in cells))
+    Console().print(table)
+    if result["skipped"]:
+        Console(stderr=True).print(
+            f"{len(result['skipped'])} human score(s) had no prediction "
+            "and were skipped (listed in the output)"
+        )
+
+
+@bench.command("direction")
+@click.argument("manifest", type=click.Path(path_type=Path))
+@click.argument("curves", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="DIRECTION.json")
+def direction_cmd(manifest: Path, curves: Path, out: Path) -> None:
+    """A progress judge's curves against rising/falling interval labels."""
+    from gaze.bench.judges_jobs import direction_job
+
+    check_writable(out)
+    result = direction_job(manifest, curves)
+    atomic_write_text(out, json.dumps(result, indent=2) + "\n")
+    acc = "—" if result["accuracy"] is None else f"{result['accuracy']:.3f}"
+    Console().print(
+        f"macro-F1 {result['macro_f1']:.3f} · accuracy {acc} · {result['n']} steps evaluated"
+    )

@@ -16,6 +16,7 @@ from gaze.cli.bench_cmd import bench
 from gaze.cli.clip_cmd import clip
 from gaze.cli.diagnose_cmd import diagnose
 from gaze.cli.forge_cmd import forge
+from gaze.cli.progress_cmd import progress
 from gaze.cli.schema_cmd import schema
 from gaze.errors import GazeInputError
 
@@ -33,6 +34,7 @@ cli.add_command(schema)
 cli.add_command(clip)
 cli.add_command(forge)
 cli.add_command(bench)
+cli.add_command(progress)
 
 
 def _fail(message: str, code: int) -> int:

@@ -47,6 +47,20 @@ class GazeContext:
             "Branches to run: diagnosis, signals (pixel evidence in the report), pa_ia, progress."
         ),
     )
+    progress_style: str = field(
+        default="sequence",
+        metadata=_describe(
+            "Progress judge: sequence (frames at 1 fps -> progress per frame), pair (adjacent "
+            "frames -> signed change) or recorded (curves read from progress_file)."
+        ),
+    )
+    progress_file: str | None = field(
+        default=None,
+        metadata=_describe(
+            "JSONL of recorded curves ({clip_id or case_id, progress: [...]}) for "
+            "progress_style=recorded."
+        ),
+    )
     window_s: float = field(default=4.0, metadata=_describe("Window length in seconds."))
     frames_per_window: int = field(
         default=16, metadata=_describe("Frames sampled per window (16 per 4 s = 4 fps).")

@@ -65,7 +65,7 @@ async def load_clip(state: State, runtime: Runtime[GazeContext]) -> dict[str, An
 async def _ground(kind: str, state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
     ctx = runtime.context
     field = f"{kind}_memory"
-    if not getattr(ctx, f"use_{kind}_memory"):
+    if "diagnosis" not in ctx.judges or not getattr(ctx, f"use_{kind}_memory"):
         return {field: None}
     result = await grounding.ground(
         services(ctx).caller, kind, state["instruction"], _initial(state, runtime), ctx.max_retries
@@ -87,6 +87,20 @@ async def ground_scene(state: State, runtime: Runtime[GazeContext]) -> dict[str,
 
 async def observe(task: ObserveTask, runtime: Runtime[GazeContext]) -> dict[str, Any]:
     ctx = runtime.context
+    if "diagnosis" not in ctx.judges:  # judges only: the diagnosis branch makes no calls
+        window = task["window"]
+        return {
+            "observations": [
+                {
+                    "window": window["index"],
+                    "start_s": window["start_s"],
+                    "end_s": window["end_s"],
+                    "summary": "",
+                    "subtask_status": [],
+                    "notable": [],
+                }
+            ]
+        }
     svc = services(ctx)
     clip = store.decoded(task["video"], svc.sampling)
     window = task["window"]
@@ -161,6 +175,8 @@ async def collect_pixel_events(state: State, ctx: GazeContext) -> list[dict[str,
 async def route(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
     ctx = runtime.context
     segments = state.get("segments", [])
+    if "diagnosis" not in ctx.judges:
+        return {"routes": []}
     pixel_events = await collect_pixel_events(state, ctx)
     view = State(**{**state, "pixel_events": pixel_events})
     if not ctx.use_router:

@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 
 from gaze import __version__
 from gaze.graph.context import GazeContext
+from gaze.graph.crosscheck import pa_notes, progress_notes
 from gaze.graph.services import services
 from gaze.graph.state import State
 from gaze.pixel_diagnosis import pixel_signals
@@ -21,6 +22,8 @@ from gaze.schema.events import Event
 from gaze.schema.report import (
     Assessment,
     ClipInfo,
+    JudgeScore,
+    ProgressCurve,
     RejectedHypothesis,
     Report,
     RunManifest,
@@ -87,6 +90,10 @@ async def report(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
         sampling = services(ctx).sampling
         series, _ = await asyncio.wrap_future(store.pixel_evidence(state["video"], sampling))
         signals = pixel_signals(store.decoded(state["video"], sampling), series)
+    judge_failures = state.get("judge_failures", [])
+    if judge_failures:
+        flags.append("judge_failed")
+    consistency = progress_notes(events, state.get("progress")) + pa_notes(events, state.get("pa"))
     result = Report(
         clip_id=state.get("clip_id") or state["video"].rsplit("/", 1)[-1].rsplit(".", 1)[0],
         instruction=state["instruction"],
@@ -97,7 +104,11 @@ async def report(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
         assessment=graph_assessment(ctx),
         signals=signals,
         rejected=[_rejection(h) for h in state.get("rejected", [])],
-        problems=[f"{f['role']} ({f['where']}): {f['detail']}" for f in failures],
+        problems=[f"{f['role']} ({f['where']}): {f['detail']}" for f in failures + judge_failures],
+        pa=JudgeScore.model_validate(state["pa"]) if state.get("pa") else None,
+        ia=JudgeScore.model_validate(state["ia"]) if state.get("ia") else None,
+        progress=ProgressCurve.model_validate(state["progress"]) if state.get("progress") else None,
+        consistency=consistency,
         manifest=manifest(state, ctx),
     )
     return {"report": result.model_dump(mode="json")}

@@ -28,9 +28,10 @@ def check_context(ctx: GazeContext) -> None:
     unknown = [j for j in ctx.judges if j not in JUDGES]
     if unknown:
         raise GazeInputError(f"unknown judges {unknown}; known: {', '.join(JUDGES)}")
-    later = [j for j in ctx.judges if j in ("pa_ia", "progress")]
-    if later:
-        raise GazeInputError(f"judges {later} are not available in this version of gaze yet")
+    if ctx.progress_style not in ("sequence", "pair", "recorded"):
+        raise GazeInputError("progress_style must be sequence, pair or recorded")
+    if "progress" in ctx.judges and ctx.progress_style == "recorded" and not ctx.progress_file:
+        raise GazeInputError("progress_style=recorded needs progress_file")
     if not 1 <= ctx.top_k <= 6:
         raise GazeInputError("top_k must be between 1 and 6")
     if not 0 <= ctx.critic_threshold <= 1 or not 0 < ctx.merge_iou <= 1:

