@@ -37,6 +37,27 @@ def events_table(report: Report) -> Table:
     return table
 
 
+def judge_lines(report: Report) -> list[Text]:
+    """PA/IA scores and the progress curve's headline metrics, when those judges ran."""
+    lines = []
+    for name, score in (
+        ("physical adherence (PA)", report.pa),
+        ("instruction alignment (IA)", report.ia),
+    ):
+        if score is not None:
+            subs = ", ".join(f"{k} {v}" for k, v in score.subscores.items())
+            lines.append(
+                Text(f"{name}: {score.score}/5" + (f"  ({subs})" if subs else ""), style="bold")
+            )
+    if report.progress is not None:
+        m = report.progress.metrics
+        shown = ", ".join(
+            f"{k} {m[k]:.2f}" for k in ("MP", "SR", "PPL", "CRA", "DRR") if m.get(k) is not None
+        )
+        lines.append(Text(f"task progress: {shown}", style="bold"))
+    return lines
+
+
 def render(report: Report, console: Console) -> None:
     info = report.clip
     header = Text()
@@ -53,7 +74,22 @@ def render(report: Report, console: Console) -> None:
         console.print(events_table(report))
     else:
         console.print(Text("No failure events found in the sampled frames.", style="green"))
+    scores = judge_lines(report)
+    if scores:
+        console.print(Group(*scores))
     notes = [Text(report.assessment.note, style="italic")]
+    for note in report.consistency:
+        notes.append(Text(f"cross-check: {note}", style="magenta"))
+    if report.rejected:
+        notes.append(
+            Text(
+                f"{len(report.rejected)} hypothesis(es) rejected by the critic "
+                "(listed in the JSON report)",
+                style="dim",
+            )
+        )
+    for problem in report.problems:
+        notes.append(Text(f"problem: {problem}", style="red"))
     for warning in info.warnings if info else []:
         notes.append(Text(f"warning: {warning}", style="yellow"))
     if report.flags:
