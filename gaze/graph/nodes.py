@@ -85,30 +85,9 @@ async def ground_scene(state: State, runtime: Runtime[GazeContext]) -> dict[str,
     return await _ground("scene", state, runtime)
 
 
-async def observe(task: ObserveTask, runtime: Runtime[GazeContext]) -> dict[str, Any]:
-    ctx = runtime.context
-    if "diagnosis" not in ctx.judges:  # judges only: the diagnosis branch makes no calls
-        window = task["window"]
-        return {
-            "observations": [
-                {
-                    "window": window["index"],
-                    "start_s": window["start_s"],
-                    "end_s": window["end_s"],
-                    "summary": "",
-                    "subtask_status": [],
-                    "notable": [],
-                }
-            ]
-        }
-    svc = services(ctx)
-    clip = store.decoded(task["video"], svc.sampling)
-    window = task["window"]
-    frames = store.window_frames(clip, [window["index"]])
-    result = await observer.observe_window(
-        svc.caller, task["instruction"], window, frames, task["task_memory"], ctx.max_retries
-    )
-    observation = {
+def _empty_observation(window: dict[str, Any]) -> dict[str, Any]:
+    """A window's observation record before (or without) the observer's account."""
+    return {
         "window": window["index"],
         "start_s": window["start_s"],
         "end_s": window["end_s"],
@@ -116,6 +95,21 @@ async def observe(task: ObserveTask, runtime: Runtime[GazeContext]) -> dict[str,
         "subtask_status": [],
         "notable": [],
     }
+
+
+async def observe(task: ObserveTask, runtime: Runtime[GazeContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    if "diagnosis" not in ctx.judges:  # judges only: the diagnosis branch makes no calls
+        window = task["window"]
+        return {"observations": [_empty_observation(window)]}
+    svc = services(ctx)
+    clip = store.decoded(task["video"], svc.sampling)
+    window = task["window"]
+    frames = store.window_frames(clip, [window["index"]])
+    result = await observer.observe_window(
+        svc.caller, task["instruction"], window, frames, task["task_memory"], ctx.max_retries
+    )
+    observation = _empty_observation(window)
     if result.value is not None:
         observation.update(result.value.model_dump())
     return {
