@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from gaze.models.cache import public_endpoint
 from gaze.models.protocol import Backbone
 
 JUDGES = ("diagnosis", "signals", "pa_ia", "progress")
@@ -150,5 +151,6 @@ class GazeContext:
         """The run settings as the manifest records them (no objects, no secrets)."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "backbones"}
         out["model"] = self.resolved_model()
-        out["base_url"] = self.resolved_base_url()
+        # user info or a query string in a URL can hold a token: never record them
+        out["base_url"] = public_endpoint(self.resolved_base_url()) or None
         return out

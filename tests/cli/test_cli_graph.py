@@ -122,3 +122,29 @@ def test_rendered_graph_report_shows_events(forge_dir, forge_rows, capsys):
     captured = capsys.readouterr()
     assert code == 0
     assert "No failure events found" in captured.out and "All six dimensions" in captured.out
+
+
+def test_credentials_in_a_base_url_never_reach_the_report(forge_dir, forge_rows, capsys):
+    row = forge_rows["clean"]
+    with StandIn(responder=minimal_chat) as server:
+        secret_url = server.url.replace("http://", "http://user:s3cret-token@") + "/v1?key=k3y"
+        code = run(
+            [
+                "diagnose",
+                str(forge_dir / row.video),
+                "-i",
+                row.instruction,
+                "--model",
+                "openai:m",
+                "--base-url",
+                secret_url,
+                "--json",
+            ]
+        )
+        captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "s3cret-token" not in captured.out + captured.err
+    assert "k3y" not in captured.out + captured.err
+    assert Report.model_validate_json(captured.out).manifest.settings["base_url"] == (
+        server.url + "/v1"
+    )
