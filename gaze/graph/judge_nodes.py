@@ -20,10 +20,10 @@ from gaze.video import store
 from gaze.video.frames import encode_jpeg
 
 
-def _frames(
+async def _frames(
     state: State, ctx: GazeContext
 ) -> tuple[list[tuple[float, bytes]], tuple[float, bytes]]:
-    clip = store.decoded(state["video"], services(ctx).sampling)
+    clip = await store.decoded_async(state["video"], services(ctx).sampling)
     frames = store.window_frames(clip, [w.index for w in clip.windows])
     return frames, (0.0, encode_jpeg(clip.initial_frame))
 
@@ -32,7 +32,7 @@ async def pa_ia(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
     ctx = runtime.context
     if "pa_ia" not in ctx.judges:
         return {}
-    frames, initial = _frames(state, ctx)
+    frames, initial = await _frames(state, ctx)
     caller = services(ctx).caller
     (pa, pa_calls, pa_error), (ia, ia_calls, ia_error) = await asyncio.gather(
         judges.judge_axis(caller, "pa", state["instruction"], frames, initial, ctx.max_retries),
@@ -69,7 +69,7 @@ async def progress(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any
     ctx = runtime.context
     if "progress" not in ctx.judges:
         return {}
-    frames, _ = _frames(state, ctx)
+    frames, _ = await _frames(state, ctx)
     per_second = judges.one_per_second(frames)
     kind = "absolute"
     records: list[Any] = []

@@ -32,30 +32,39 @@ def _failure(role: str, result: Structured[Any], where: str) -> list[dict[str, s
 
 
 def _initial(state: State, runtime: Runtime[GazeContext]) -> tuple[float, bytes]:
-    """The initial scene: the given image, or the clip's first frame."""
+    """The initial scene: the given image, or the clip's first frame (read on its own, so the
+    grounding calls start before the whole clip is decoded)."""
+    max_side = runtime.context.max_side
     scene = state.get("initial_frame")
     if scene:
         image = cv2.imread(scene)
         if image is None:
             raise GazeInputError(f"initial frame {scene} is not an image gaze can read")
-        return 0.0, encode_jpeg(resize_max_side(image, runtime.context.max_side))
-    clip = store.decoded(state["video"], services(runtime.context).sampling)
-    return 0.0, encode_jpeg(clip.initial_frame)
+        return 0.0, encode_jpeg(resize_max_side(image, max_side))
+    return 0.0, encode_jpeg(store.first_frame(state["video"], max_side))
 
 
 async def load_clip(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
+    """Check the inputs, then start decoding (and pixel evidence) in the background; the clip's
+    metadata and windows join the state with task grounding, which runs meanwhile."""
     started = time.time()
     check_instruction(state["instruction"])
+    await asyncio.to_thread(store.first_frame, state["video"], runtime.context.max_side)
     sampling = services(runtime.context).sampling
-    clip = await asyncio.to_thread(store.decoded, state["video"], sampling)
+    store.start_decode(state["video"], sampling)
     if runtime.context.pixel_hints or "signals" in runtime.context.judges:
-        store.pixel_evidence(state["video"], sampling)  # runs in the background until route
+        store.pixel_evidence(state["video"], sampling)
+    return {"started_at": started}
+
+
+async def clip_fields(state: State, ctx: GazeContext) -> dict[str, Any]:
+    """The decoded clip's metadata and windows, as state fields."""
+    clip = await store.decoded_async(state["video"], services(ctx).sampling)
     windows = [
         {"index": w.index, "start_s": w.start_s, "end_s": w.end_s, "frames": len(w.frame_indices)}
         for w in clip.windows
     ]
     return {
-        "started_at": started,
         "clip": clip.info.model_dump(mode="json"),
         "windows": windows,
         "decode_flags": list(clip.flags),
@@ -78,7 +87,11 @@ async def _ground(kind: str, state: State, runtime: Runtime[GazeContext]) -> dic
 
 
 async def ground_task(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
-    return await _ground("task", state, runtime)
+    # the observers fan out from here, so the decoded clip's windows join the state here too
+    memory, clip = await asyncio.gather(
+        _ground("task", state, runtime), clip_fields(state, runtime.context)
+    )
+    return {**memory, **clip}
 
 
 async def ground_scene(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
