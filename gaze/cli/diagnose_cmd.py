@@ -16,7 +16,7 @@ from gaze.atomic import check_writable
 from gaze.cli.options import initial_frame_or_error, instruction_or_error
 from gaze.cli.progress import GraphProgress
 from gaze.errors import GazeInputError
-from gaze.report.files import report_json, write_report
+from gaze.report.files import report_json, write_html, write_report
 from gaze.report.terminal import render
 from gaze.schema.inputs import ClipInput
 from gaze.schema.report import Report
@@ -104,6 +104,12 @@ def _run_graph(
 )
 @click.option("--json", "as_json", is_flag=True, help="Print only the JSON report on stdout.")
 @click.option("--out", type=click.Path(path_type=Path), help="Also write the JSON report here.")
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(path_type=Path),
+    help="Also write a self-contained HTML report here.",
+)
 @click.option("--demo", is_flag=True, help="Diagnose the demo clip shipped with gaze.")
 def diagnose(
     clip: Path | None,
@@ -118,6 +124,7 @@ def diagnose(
     concurrency: int,
     as_json: bool,
     out: Path | None,
+    html_out: Path | None,
     demo: bool,
 ) -> None:
     """Diagnose one clip: failure events with type, span, severity and evidence."""
@@ -131,8 +138,9 @@ def diagnose(
         raise GazeInputError("missing CLIP (a video file), or use --demo")
     text = instruction_or_error(instruction)
     scene = initial_frame_or_error(initial_frame)
-    if out is not None:
-        check_writable(out)
+    for target in (out, html_out):
+        if target is not None:
+            check_writable(target)
     request = ClipInput(
         clip_id=clip_id or clip.stem, video=str(clip), instruction=text, initial_frame=scene
     )
@@ -161,6 +169,8 @@ def diagnose(
             report = diagnose_pixels(request)
     if out is not None:
         write_report(report, out)
+    if html_out is not None:
+        write_html(report, html_out)
     if as_json:
         sys.stdout.write(report_json(report))
     else:

@@ -14,3 +14,9 @@ def report_json(report: Report) -> str:
 
 def write_report(report: Report, path: str | Path) -> None:
     atomic_write_text(path, report_json(report))
+
+
+def write_html(report: Report, path: str | Path) -> None:
+    from gaze.report.html import render_html
+
+    atomic_write_text(path, render_html(report))
