@@ -13,6 +13,7 @@ import asyncio
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -81,6 +82,13 @@ def first_frame(path: str, max_side: int) -> np.ndarray:
     """The clip's first frame, read on its own (milliseconds), so grounding need not wait for
     the whole clip to decode. Raises GazeInputError for anything that is not a video."""
     check_video_path(Path(path))
+    stat = Path(path).stat()
+    return _first_frame(str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size, max_side)
+
+
+@lru_cache(maxsize=MAX_CLIPS)
+def _first_frame(path: str, mtime_ns: int, size: int, max_side: int) -> np.ndarray:
+    # read once per file version: load_clip checks it, both grounding nodes use it
     cap = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG)
     try:
         ok, frame = cap.read() if cap.isOpened() else (False, None)
