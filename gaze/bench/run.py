@@ -55,8 +55,8 @@ def git_hash() -> str | None:
 
 def _settings(method: str, ctx: GazeContext, samples: int) -> dict[str, Any]:
     settings = {"method": method, **ctx.settings()}
-    settings.pop("use_cache", None)
-    settings.pop("concurrency", None)
+    for how_not_what in ("use_cache", "concurrency", "usd_per_mtok_in", "usd_per_mtok_out"):
+        settings.pop(how_not_what, None)  # they change how a run goes, not what it computes
     if method == "b2":
         settings["samples"] = samples
     return settings
@@ -137,6 +137,10 @@ async def _baseline_report(
             output_tokens=sum(r["output_tokens"] for r in records),
             images=sum(r["images"] for r in records),
             cache_hits=sum(1 for r in records if r["cache_hit"]),
+            cost_usd=ctx.cost(
+                sum(r["input_tokens"] for r in records if not r["cache_hit"]),
+                sum(r["output_tokens"] for r in records if not r["cache_hit"]),
+            ),
             wall_time_s=round(time.perf_counter() - started, 3),
             created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         ),
@@ -255,13 +259,20 @@ async def execute_run(
                     on_progress(row.clip_id, None, reason)
 
     await asyncio.gather(*(one(row) for row in rows))
-    totals = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "images": 0, "cache_hits": 0}
+    totals: dict[str, float] = {
+        "calls": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "images": 0,
+        "cache_hits": 0,
+        "cost_usd": 0.0,
+    }
     for row in rows:
         path = reports / f"{row.clip_id}.json"
         if _finished(path):
             m = Report.model_validate_json(path.read_text(encoding="utf-8")).manifest
             totals["calls"] += sum(m.calls.values())
-            for key in ("input_tokens", "output_tokens", "images", "cache_hits"):
+            for key in ("input_tokens", "output_tokens", "images", "cache_hits", "cost_usd"):
                 totals[key] += getattr(m, key)
     run_manifest = {
         **identity,

@@ -164,6 +164,20 @@ def score(
 )
 @click.option("--no-cache", is_flag=True)
 @click.option(
+    "--usd-per-mtok-in",
+    type=click.FloatRange(0),
+    default=0.0,
+    show_default=True,
+    help="Price of a million input tokens, for the running cost.",
+)
+@click.option(
+    "--usd-per-mtok-out",
+    type=click.FloatRange(0),
+    default=0.0,
+    show_default=True,
+    help="Price of a million output tokens.",
+)
+@click.option(
     "--samples",
     type=click.IntRange(1, 50),
     default=5,
@@ -188,6 +202,8 @@ def run_cmd(
     concurrency: int,
     calls: int,
     no_cache: bool,
+    usd_per_mtok_in: float,
+    usd_per_mtok_out: float,
     samples: int,
     no_task_memory: bool,
     no_scene_memory: bool,
@@ -224,6 +240,8 @@ def run_cmd(
         window_s=window_s,
         frames_per_window=frames_per_window,
         top_k=top_k,
+        usd_per_mtok_in=usd_per_mtok_in,
+        usd_per_mtok_out=usd_per_mtok_out,
     )
 
     async def main() -> RunSummary:

@@ -85,14 +85,18 @@ class BatchProgress:
         )
         self.task = self.progress.add_task(method, total=total, cost="")
         self.calls = self.tokens = self.failed = 0
+        self.usd = 0.0
 
     def __call__(self, clip_id: str, report: Any, error: str | None) -> None:
         if report is not None:
             self.calls += sum(report.manifest.calls.values())
             self.tokens += report.manifest.input_tokens + report.manifest.output_tokens
+            self.usd += report.manifest.cost_usd
         self.failed += error is not None
-        cost = f"{self.calls} calls · {self.tokens} tokens" + (
-            f" · [red]{self.failed} failed[/red]" if self.failed else ""
+        cost = (
+            f"{self.calls} calls · {self.tokens} tokens"
+            + (f" · ${self.usd:.4f}" if self.usd else "")
+            + (f" · [red]{self.failed} failed[/red]" if self.failed else "")
         )
         self.progress.update(self.task, advance=1, cost=cost)
 

@@ -132,6 +132,23 @@ class GazeContext:
     retry_attempts: int = field(
         default=5, metadata=_describe("Attempts per call on transient errors (timeouts, 429, 5xx).")
     )
+    usd_per_mtok_in: float = field(
+        default=0.0,
+        metadata=_describe(
+            "Price of a million input tokens, USD, for the cost estimate (0: unknown)."
+        ),
+    )
+    usd_per_mtok_out: float = field(
+        default=0.0,
+        metadata=_describe("Price of a million output tokens, USD, for the cost estimate."),
+    )
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        """Estimated cost in USD of the given tokens at the configured prices."""
+        return round(
+            (input_tokens * self.usd_per_mtok_in + output_tokens * self.usd_per_mtok_out) / 1e6, 6
+        )
+
     backbones: Mapping[str, Backbone] | None = field(
         default=None,
         compare=False,

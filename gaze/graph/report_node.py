@@ -72,6 +72,10 @@ def manifest(state: State, ctx: GazeContext) -> RunManifest:
         output_tokens=sum(r["output_tokens"] for r in usage),
         images=sum(r["images"] for r in usage),
         cache_hits=sum(1 for r in usage if r["cache_hit"]),
+        cost_usd=ctx.cost(
+            sum(r["input_tokens"] for r in usage if not r["cache_hit"]),
+            sum(r["output_tokens"] for r in usage if not r["cache_hit"]),
+        ),
         wall_time_s=round(time.time() - state.get("started_at", time.time()), 3),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )

@@ -257,3 +257,36 @@ def test_minimal_instance_is_valid_for_baseline_schema():
     from gaze.models.structured import strict_schema
 
     assert Findings.model_validate(minimal_instance(strict_schema(Findings))).failures == []
+
+
+def test_running_cost_from_token_prices(small_manifest, tmp_path, capsys):
+    lines = small_manifest.read_text().splitlines()[:1]
+    manifest = tmp_path / "one.jsonl"
+    manifest.write_text(lines[0] + "\n")
+    out = tmp_path / "priced"
+    assert (
+        run(
+            [
+                "bench",
+                "run",
+                str(manifest),
+                "--model",
+                "scripted:auto",
+                "--out",
+                str(out),
+                "--usd-per-mtok-in",
+                "2.5",
+                "--usd-per-mtok-out",
+                "10",
+            ]
+        )
+        == 0
+    )
+    report = Report.model_validate_json(next((out / "reports").iterdir()).read_text())
+    m = report.manifest
+    assert m.cost_usd == pytest.approx(
+        (m.input_tokens * 2.5 + m.output_tokens * 10) / 1e6, abs=1e-6
+    )
+    assert m.cost_usd > 0
+    assert json.loads((out / "run.json").read_text())["cost_usd"] == pytest.approx(m.cost_usd)
+    assert "$" in capsys.readouterr().err
