@@ -22,6 +22,7 @@ from gaze.bench.baselines import run_baseline
 from gaze.bench.inputs import load_manifest, video_path
 from gaze.errors import GazeInputError
 from gaze.graph.context import GazeContext
+from gaze.models.caller import usage_totals
 from gaze.schema.codebook import DIMENSIONS, load_codebook
 from gaze.schema.manifest import ManifestClip
 from gaze.schema.report import Assessment, Report, RunManifest
@@ -109,10 +110,6 @@ async def _baseline_report(
         max_frames=ctx.max_frames_per_call,
     )
     book = load_codebook()
-    calls: dict[str, int] = {}
-    for r in records:
-        if not r["cache_hit"]:
-            calls[r["role"]] = calls.get(r["role"], 0) + 1
     return Report(
         clip_id=row.clip_id,
         instruction=row.instruction,
@@ -132,15 +129,7 @@ async def _baseline_report(
             codebook_hash=book.hash,
             models={r["role"]: r["model"] for r in records},
             settings={"method": method},
-            calls=calls,
-            input_tokens=sum(r["input_tokens"] for r in records),
-            output_tokens=sum(r["output_tokens"] for r in records),
-            images=sum(r["images"] for r in records),
-            cache_hits=sum(1 for r in records if r["cache_hit"]),
-            cost_usd=ctx.cost(
-                sum(r["input_tokens"] for r in records if not r["cache_hit"]),
-                sum(r["output_tokens"] for r in records if not r["cache_hit"]),
-            ),
+            **usage_totals(records, ctx.cost),
             wall_time_s=round(time.perf_counter() - started, 3),
             created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         ),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,6 +14,7 @@ from gaze.graph.context import GazeContext
 from gaze.graph.crosscheck import pa_notes, progress_notes
 from gaze.graph.services import services
 from gaze.graph.state import State
+from gaze.models.caller import usage_totals
 from gaze.pixel_diagnosis import pixel_signals
 from gaze.prompts import PROMPT_IDS, load_prompt
 from gaze.schema.codebook import DIMENSIONS, load_codebook
@@ -57,7 +57,6 @@ def graph_assessment(ctx: GazeContext) -> Assessment:
 def manifest(state: State, ctx: GazeContext) -> RunManifest:
     usage = state.get("usage", [])
     caller = services(ctx).caller
-    calls = Counter(r["role"] for r in usage if not r["cache_hit"])
     used_roles = sorted({r["role"] for r in usage})
     book = load_codebook()
     return RunManifest(
@@ -67,15 +66,7 @@ def manifest(state: State, ctx: GazeContext) -> RunManifest:
         prompts=[load_prompt(p).record for p in PROMPT_IDS],
         models={role: caller.model_name(role) for role in used_roles},
         settings=ctx.settings(),
-        calls=dict(sorted(calls.items())),
-        input_tokens=sum(r["input_tokens"] for r in usage),
-        output_tokens=sum(r["output_tokens"] for r in usage),
-        images=sum(r["images"] for r in usage),
-        cache_hits=sum(1 for r in usage if r["cache_hit"]),
-        cost_usd=ctx.cost(
-            sum(r["input_tokens"] for r in usage if not r["cache_hit"]),
-            sum(r["output_tokens"] for r in usage if not r["cache_hit"]),
-        ),
+        **usage_totals(usage, ctx.cost),
         wall_time_s=round(time.time() - state.get("started_at", time.time()), 3),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )

@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_base
@@ -122,3 +123,21 @@ class Caller:
         if self.cache is not None and reply.refusal is None:
             self.cache.put(key, reply)
         return reply, record
+
+
+def usage_totals(records: list[CallRecord], cost: Callable[[int, int], float]) -> dict[str, Any]:
+    """The run manifest's accounting of a list of call records: calls per role (backbone calls
+    only), tokens, images, cache hits, and the cost of the tokens actually billed (not those
+    replayed from the cache)."""
+    calls = Counter(r["role"] for r in records if not r["cache_hit"])
+    billed = [r for r in records if not r["cache_hit"]]
+    return {
+        "calls": dict(sorted(calls.items())),
+        "input_tokens": sum(r["input_tokens"] for r in records),
+        "output_tokens": sum(r["output_tokens"] for r in records),
+        "images": sum(r["images"] for r in records),
+        "cache_hits": len(records) - len(billed),
+        "cost_usd": cost(
+            sum(r["input_tokens"] for r in billed), sum(r["output_tokens"] for r in billed)
+        ),
+    }
