@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
+from gaze.report.terminal import severity_level
 from gaze.schema.report import Report
 
 SEVERITY_COLOUR = {1: "#9aa5b1", 2: "#4aa3df", 3: "#e0a526", 4: "#e5533d", 5: "#9b1c1c"}
@@ -17,10 +18,6 @@ th{background:#f5f7fa}.sev{color:#fff;border-radius:3px;padding:0 .4rem;font-wei
 .problem{background:#ffeeee;border-left:3px solid #e12d39;padding:.3rem .6rem;margin:.3rem 0}
 svg{width:100%;height:auto}code{font-size:12px}
 """
-
-
-def _level(severity: float) -> int:
-    return min(5, max(1, round(severity)))
 
 
 def timeline(report: Report, width: int = 900, row: int = 16) -> str:
@@ -42,7 +39,7 @@ def timeline(report: Report, width: int = 900, row: int = 16) -> str:
         x0 = width * ev.start_s / duration
         x1 = max(x0 + 3, width * ev.end_s / duration)
         y = 26 + i * row
-        colour = SEVERITY_COLOUR[_level(ev.severity)]
+        colour = SEVERITY_COLOUR[severity_level(ev.severity)]
         parts.append(
             f'<rect x="{x0:.1f}" y="{y}" width="{x1 - x0:.1f}" height="{row - 4}" '
             f'fill="{colour}"><title>{escape(ev.type)} {ev.start_s:.2f}-'
@@ -83,7 +80,7 @@ def render_html(report: Report) -> str:
     )
     rows = []
     for ev in sorted(report.events, key=lambda e: (e.start_s, e.end_s)):
-        level = _level(ev.severity)
+        level = severity_level(ev.severity)
         evidence = "".join(f"<li>{escape(item)}</li>" for item in ev.evidence)
         conf = "" if ev.confidence is None else f"{ev.confidence:.2f}"
         rows.append(

@@ -12,8 +12,13 @@ from gaze.schema.report import Report
 SEVERITY_STYLE = {1: "dim", 2: "cyan", 3: "yellow", 4: "bold red", 5: "bold white on red"}
 
 
+def severity_level(severity: float) -> int:
+    """The rubric level a (possibly averaged) severity is shown as, 1-5."""
+    return min(5, max(1, round(severity)))
+
+
 def severity_text(severity: float) -> Text:
-    level = min(5, max(1, round(severity)))
+    level = severity_level(severity)
     shown = f"{severity:g}"
     return Text(shown, style=SEVERITY_STYLE[level])
 

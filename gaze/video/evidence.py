@@ -12,8 +12,6 @@ modest confidences.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from gaze.schema.codebook import load_codebook
@@ -61,12 +59,6 @@ FROZEN_HOLD_FACTOR = 3.0
 """In a clip that repeats pictures, a freeze must last this many times its median hold."""
 FROZEN_MOTION_DIFF = 1.5
 """Mean grey difference that counts as motion on both sides of a freeze (a stall mid-motion)."""
-
-
-@dataclass(frozen=True)
-class Span:
-    first: int
-    last: int
 
 
 def _event(

@@ -141,7 +141,6 @@ def baseline_world(request: ModelRequest):
     ],
 )
 def test_baselines(forge_dir, forge_rows, method, types, calls):
-    from gaze.bench.baselines import to_events  # noqa: F401  (imported for its schema)
     from gaze.video.clip import open_clip
 
     clip = open_clip(forge_dir / forge_rows["clean"].video, encode=True)
