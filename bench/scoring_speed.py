@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gaze.bench.score import ClipCase, score_cases
+from gaze.bench.score_cases import ClipCase, score_cases
 from gaze.matching.similarity import LexicalJudge, Recorder, TableJudge
 from gaze.metrics.bootstrap import bootstrap_ratios, group_sums
 from gaze.schema.codebook import load_codebook

@@ -49,8 +49,12 @@ async def adiagnose(
     context: Any = None,
     on_update: ProgressHook | None = None,
     preflight: bool = True,
+    caller: Any = None,
 ) -> Report:
-    """Diagnose one clip. ``context`` (a GazeContext) carries every other setting."""
+    """Diagnose one clip. ``context`` (a GazeContext) carries every other setting;
+    ``backbones`` are backbone objects by role (or 'default'), winning over model names;
+    ``caller`` (a ``gaze.models.caller.Caller``) shares one cache and request limit across
+    many clips (batch runs)."""
     from gaze.graph.context import GazeContext
 
     request = _clip_input(video, instruction, initial_frame, clip_id)
@@ -62,52 +66,57 @@ async def adiagnose(
         changes["roles"] = {**ctx.roles, **roles}
     if base_url is not None:
         changes["base_url"] = base_url
-    if backbones is not None:
-        changes["backbones"] = backbones
     ctx = dataclasses.replace(ctx, **changes) if changes else ctx
-    if ctx.resolved_model() is None and not ctx.backbones:
+    if ctx.resolved_model() is None and not backbones and caller is None:
         from gaze.pixel_diagnosis import diagnose_pixels
 
         return await asyncio.to_thread(diagnose_pixels, request)
-    return await _run_graph(request, ctx, on_update, preflight)
+    return await _run_graph(request, ctx, on_update, preflight, backbones, caller)
 
 
 async def _run_graph(
-    request: ClipInput, ctx: Any, on_update: ProgressHook | None, preflight: bool
+    request: ClipInput,
+    ctx: Any,
+    on_update: ProgressHook | None,
+    preflight: bool,
+    backbones: Mapping[str, Backbone] | None,
+    caller: Any,
 ) -> Report:
-    from gaze.graph.graph import build_graph
-    from gaze.graph.services import services
-    from gaze.models.registry import preflight as check_backbone
+    from gaze.graph.graph import graph
+    from gaze.graph.services import close_run, new_run_id, open_run
 
-    svc = services(ctx)  # builds backbones: bad names, keys and settings fail here
-    if preflight:
-        seen: set[int] = set()
-        for role, backbone in svc.caller.bindings.items():
-            if id(backbone) not in seen:
-                seen.add(id(backbone))
-                where = f"{backbone.provider}:{backbone.model} ({role})"
-                await check_backbone(backbone, where)
-    if not Path(request.video).exists():
-        raise GazeInputError(f"no such file: {request.video}")
-    graph = build_graph()
-    inputs = {
-        "video": request.video,
-        "instruction": request.instruction,
-        "initial_frame": request.initial_frame,
-        "clip_id": request.clip_id,
-    }
-    config = {"configurable": {"thread_id": str(uuid.uuid4())}, "recursion_limit": 100}
-    final: dict[str, Any] = {}
-    async for chunk in graph.astream(
-        inputs, config=config, context=ctx, stream_mode=["updates", "values"]
-    ):
-        mode, data = chunk
-        if mode == "updates" and on_update is not None:
-            for node, update in data.items():
-                on_update(node, update or {})
-        elif mode == "values":
-            final = data
-    return Report.model_validate(final["report"])
+    run_id = new_run_id()
+    # bad model names, keys and settings fail here, before any clip work; the backbones'
+    # start-up check runs before their first uncached request
+    if caller is None:
+        await asyncio.to_thread(open_run, run_id, ctx, backbones=backbones, check=preflight)
+    else:
+        open_run(run_id, ctx, caller=caller)
+    try:
+        if not Path(request.video).exists():
+            raise GazeInputError(f"no such file: {request.video}")
+        inputs = {
+            "video": request.video,
+            "instruction": request.instruction,
+            "initial_frame": request.initial_frame,
+            "clip_id": request.clip_id,
+        }
+        config = {"run_id": uuid.UUID(run_id), "recursion_limit": 100}
+        final: dict[str, Any] = {}
+        async for chunk in graph.astream(
+            inputs, config=config, context=ctx, stream_mode=["updates", "values", "custom"]
+        ):
+            mode, data = chunk
+            if mode == "updates" and on_update is not None:
+                for node, update in data.items():
+                    on_update(node, update or {})
+            elif mode == "custom" and on_update is not None:
+                on_update("progress_note", data)
+            elif mode == "values":
+                final = data
+        return Report.model_validate(final["report"])
+    finally:
+        await close_run(run_id)
 
 
 def diagnose(video: str | Path, instruction: str, **kwargs: Any) -> Report:

@@ -42,7 +42,7 @@ def thresholds() -> dict[str, float]:
 
 
 def pixel_assessment() -> Assessment:
-    missing = [d for d in DIMENSIONS if d not in PIXEL_DIMENSIONS]
+    missing: list[str] = [d for d in DIMENSIONS if d not in PIXEL_DIMENSIONS]
     return Assessment(
         mode="pixel_evidence",
         assessed=list(PIXEL_DIMENSIONS),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gaze.models.protocol import ImagePart, Message, Part, TextPart
@@ -30,7 +30,7 @@ def subsample(items: Sequence[Any], limit: int) -> list[Any]:
     return [items[round(i * step)] for i in range(limit)]
 
 
-def as_text(value: dict[str, Any] | None) -> str:
+def as_text(value: Mapping[str, object] | None) -> str:
     return NOT_AVAILABLE if not value else json.dumps(value, indent=1, ensure_ascii=False)
 
 

@@ -7,7 +7,7 @@ threshold) are pure functions below."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,6 +18,7 @@ from gaze.models.structured import Structured, ask
 from gaze.prompts import load_prompt
 from gaze.prompts.codebook_text import type_rules
 from gaze.schema.events import Event
+from gaze.schema.records import CheckedHypothesis, Hypothesis, SceneMemoryRecord, TaskMemoryRecord
 
 MIN_SPAN_S = 0.25
 """Spans shorter than this (instants) are widened to it around their centre for IoU."""
@@ -56,8 +57,8 @@ async def criticise(
     segment: Mapping[str, Any],
     hypotheses: Sequence[Mapping[str, Any]],
     frames: Sequence[tuple[float, bytes]],
-    task_memory: dict[str, Any] | None,
-    scene_memory: dict[str, Any] | None,
+    task_memory: TaskMemoryRecord | None,
+    scene_memory: SceneMemoryRecord | None,
     max_retries: int,
 ) -> Structured[CriticOutput]:
     prompt = load_prompt("critic")
@@ -74,30 +75,38 @@ async def criticise(
     return await ask(caller, "critic", messages, CriticOutput, max_retries=max_retries)
 
 
+def _checked(hyp: Hypothesis, confidence: float, reason: str) -> CheckedHypothesis:
+    checked = cast(CheckedHypothesis, {**hyp, "confidence": confidence})
+    checked["reason"] = reason
+    return checked
+
+
 def verify(
-    hypotheses: Sequence[Mapping[str, Any]], verdicts: Sequence[Verdict], threshold: float
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(accepted, rejected). Accepted: the critic said accept with confidence >= threshold; the
-    critic's confidence replaces the specialist's. A hypothesis without a verdict is rejected."""
+    hypotheses: Sequence[Hypothesis], verdicts: Sequence[Verdict], threshold: float
+) -> tuple[list[CheckedHypothesis], list[CheckedHypothesis]]:
+    """(accepted, rejected), each with the critic's reason. Accepted: the critic said accept
+    with confidence >= threshold; the critic's confidence replaces the specialist's. A
+    hypothesis without a verdict is rejected."""
     by_index: dict[int, Verdict] = {}
     for verdict in verdicts:
         by_index.setdefault(verdict.index, verdict)
-    accepted, rejected = [], []
+    accepted: list[CheckedHypothesis] = []
+    rejected: list[CheckedHypothesis] = []
     for i, hyp in enumerate(hypotheses):
         found = by_index.get(i)
         if found is None:
-            rejected.append({**hyp, "reason": "the critic gave no verdict"})
+            rejected.append(_checked(hyp, hyp["confidence"], "the critic gave no verdict"))
             continue
         verdict = found
         if verdict.decision == "accept" and verdict.confidence >= threshold:
-            accepted.append({**hyp, "confidence": verdict.confidence, "critic": verdict.reason})
+            accepted.append(_checked(hyp, verdict.confidence, verdict.reason))
         else:
             why = (
                 verdict.reason
                 if verdict.decision == "reject"
                 else (f"confidence {verdict.confidence:.2f} below {threshold:g}: {verdict.reason}")
             )
-            rejected.append({**hyp, "confidence": verdict.confidence, "reason": why})
+            rejected.append(_checked(hyp, verdict.confidence, why))
     return accepted, rejected
 
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, conlist, create_model
 
 from gaze.agents.common import frame_parts, subsample
 from gaze.models.caller import Caller, CallRecord
@@ -124,11 +125,54 @@ def _as_score(result: Structured[Any]) -> JudgeScore | None:
     return JudgeScore(score=data.pop("score"), rationale=data.pop("reasoning"), subscores=data)
 
 
-class ProgressChunk(BaseModel):
-    """Progress 0-100 for every frame of the chunk, in order."""
+class FrameProgress(BaseModel):
+    """Progress at one labelled frame."""
 
     model_config = ConfigDict(extra="forbid")
-    progress: list[float]
+    time_s: float
+    progress: float = Field(ge=0, le=100)
+
+
+@cache
+def progress_chunk_model(count: int) -> type[BaseModel]:
+    """``{"frames": [{time_s, progress}, ...]}`` with exactly ``count`` items: the schema itself
+    fixes how many values come back (min and max items)."""
+    items: Any = conlist(FrameProgress, min_length=count, max_length=count)
+    return create_model(
+        f"ProgressChunk{count}", __config__=ConfigDict(extra="forbid"), frames=(items, ...)
+    )
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"progress value {value!r} is not a number")
+    number = float(value)
+    if not np.isfinite(number):
+        raise ValueError(f"progress value {value!r} is not finite")
+    return number
+
+
+def read_progress(text: str, times: Sequence[float]) -> list[float]:
+    """One progress value per frame time from a reply. A reply with the wrong number of items
+    is repaired when its intent is clear: items that name their frame times are resampled to
+    the frames shown (nearest named time); a bare list of the wrong length is refused."""
+    data = extract_json(text)
+    items = data.get("frames", data.get("progress")) if isinstance(data, dict) else data
+    if not isinstance(items, list) or not items:
+        raise ValueError(f"expected a list of {len(times)} frame progress values")
+    if all(isinstance(i, dict) for i in items):
+        try:
+            named = sorted((_number(i["time_s"]), _number(i["progress"])) for i in items)
+        except KeyError as exc:
+            raise ValueError(f"each frame item needs time_s and progress (missing {exc})") from None
+        if len(named) == len(times):
+            return [v for _, v in named]
+        at = np.array([t for t, _ in named])
+        return [named[int(np.argmin(np.abs(at - t)))][1] for t in times]
+    values = [_number(i) for i in items]
+    if len(values) != len(times):
+        raise ValueError(f"expected {len(times)} progress values, got {len(values)}")
+    return values
 
 
 class ProgressChange(BaseModel):
@@ -157,29 +201,25 @@ async def progress_sequence(
     previous = "none (this is the start of the video)"
     for start in range(0, len(frames), MAX_PROGRESS_CHUNK):
         chunk = list(frames[start : start + MAX_PROGRESS_CHUNK])
-        count = len(chunk)
-
-        def parse(text: str, count: int = count) -> ProgressChunk:
-            parsed = ProgressChunk.model_validate(extract_json(text))
-            if len(parsed.progress) != count:
-                raise ValueError(f"expected {count} progress values, got {len(parsed.progress)}")
-            return parsed
-
+        times = [t for t, _ in chunk]
         text = load_prompt("progress_sequence").render(
-            instruction=instruction, previous=previous, count=count
+            instruction=instruction,
+            previous=previous,
+            count=len(chunk),
+            times=", ".join(f"{t:.0f}" for t in times),
         )
-        result = await ask(
+        result: Structured[Any] = await ask(
             caller,
             "progress",
             [Message.text("system", text), frame_parts(chunk, "Frames:")],
-            ProgressChunk,
+            progress_chunk_model(len(chunk)),
             max_retries=max_retries,
-            parse=parse,
+            parse=lambda reply, times=times: read_progress(reply, times),  # type: ignore[misc]
         )
         records += result.records
         if result.value is None:
             return None, records, result.error
-        values += list(result.value.progress)
+        values += list(result.value)
         previous = f"{values[-1]:g} at t={chunk[-1][0]:.0f}s"
     return values, records, ""
 

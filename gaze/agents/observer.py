@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -12,6 +12,7 @@ from gaze.models.caller import Caller
 from gaze.models.protocol import Message
 from gaze.models.structured import Structured, ask
 from gaze.prompts import load_prompt
+from gaze.schema.records import TaskMemoryRecord, WindowRef
 
 Status = Literal["not_started", "in_progress", "completed", "failed", "not_visible"]
 ACTIVE: frozenset[str] = frozenset({"in_progress", "completed", "failed"})
@@ -46,9 +47,9 @@ class WindowObservation(BaseModel):
 async def observe_window(
     caller: Caller,
     instruction: str,
-    window: dict[str, Any],
+    window: WindowRef,
     frames: Sequence[tuple[float, bytes]],
-    task_memory: dict[str, Any] | None,
+    task_memory: TaskMemoryRecord | None,
     max_retries: int,
 ) -> Structured[WindowObservation]:
     prompt = load_prompt("observer")

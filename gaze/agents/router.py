@@ -33,7 +33,7 @@ class RouterOutput(BaseModel):
     scores: list[DimensionScore]
 
 
-def route(scores: Mapping[str, float], top_k: int) -> list[str]:
+def route(scores: Mapping[str, float], top_k: int) -> list[DimensionName]:
     """The ``top_k`` dimensions by relevance; ties (and unscored dimensions, taken as 0) go in
     codebook order, so the choice is deterministic."""
     ranked = sorted(DIMENSIONS, key=lambda d: (-float(scores.get(d, 0.0)), DIMENSIONS.index(d)))

@@ -17,7 +17,8 @@ from gaze.models.protocol import Message
 from gaze.models.structured import Structured, ask
 from gaze.prompts import load_prompt
 from gaze.prompts.codebook_text import severity_rubric, type_catalogue
-from gaze.schema.codebook import load_codebook
+from gaze.schema.codebook import DimensionName, load_codebook
+from gaze.schema.records import Hypothesis, SceneMemoryRecord, TaskMemoryRecord
 
 PIXEL_HINT_DIMENSIONS = frozenset({"physical_plausibility", "visual_quality"})
 
@@ -50,31 +51,49 @@ def output_model(dimension: str) -> type[BaseModel]:
     )
 
 
+SPAN_TOLERANCE_S = 0.25
+"""How far a span may reach past its segment (one sampling interval at 4 fps) and still be
+read as a claim about the frames the specialist saw."""
+
+
 def to_hypotheses(
-    output: BaseModel, dimension: str, segment: Mapping[str, Any], clip_end_s: float
-) -> list[dict[str, Any]]:
-    """Plain records with spans ordered and clamped to the segment (and the clip)."""
-    out = []
-    lo, hi = float(segment["start_s"]), min(float(segment["end_s"]), clip_end_s)
+    output: BaseModel, dimension: DimensionName, segment: Mapping[str, Any], clip_end_s: float
+) -> tuple[list[Hypothesis], list[str]]:
+    """(hypotheses, problems). A span that ends before it starts, or lies outside the segment
+    or the clip, is rejected and named in the problems, never clamped into an event the model
+    did not describe; a span reaching a little past the segment (``SPAN_TOLERANCE_S``) is
+    trimmed to what was shown."""
+    out: list[Hypothesis] = []
+    problems: list[str] = []
+    lo = float(segment["start_s"])
+    hi = min(float(segment["end_s"]), clip_end_s)
     for i, h in enumerate(getattr(output, "hypotheses", [])):
-        start, end = sorted((float(h.start_s), float(h.end_s)))
-        start, end = min(max(start, lo), hi), min(max(end, lo), hi)
+        start, end = float(h.start_s), float(h.end_s)
+        where = f"{segment['id']}/{dimension} hypothesis {i} ({h.type} {start:g}-{end:g} s)"
+        if end < start:
+            problems.append(f"{where}: ends before it starts; dropped")
+            continue
+        if start > hi + SPAN_TOLERANCE_S or end < lo - SPAN_TOLERANCE_S:
+            outside = "the clip" if start >= clip_end_s else f"its segment ({lo:g}-{hi:g} s)"
+            problems.append(f"{where}: lies outside {outside}; dropped")
+            continue
         out.append(
-            {
-                "id": f"{segment['id']}:{dimension}:{i}",
-                "segment_id": segment["id"],
-                "dimension": dimension,
-                "type": h.type,
-                "start_s": round(start, 4),
-                "end_s": round(end, 4),
-                "explanation": h.explanation,
-                "evidence": list(h.evidence),
-                "objects": list(h.objects),
-                "severity": int(h.severity),
-                "confidence": float(h.confidence),
-            }
+            Hypothesis(
+                id=f"{segment['id']}:{dimension}:{i}",
+                segment_id=str(segment["id"]),
+                dimension=dimension,
+                type=h.type,
+                start_s=round(max(start, lo), 6),
+                end_s=round(min(end, hi), 6),
+                explanation=h.explanation,
+                evidence=list(h.evidence),
+                objects=list(h.objects),
+                severity=int(h.severity),
+                confidence=float(h.confidence),
+                source="specialist",
+            )
         )
-    return out
+    return out, problems
 
 
 async def examine(
@@ -84,8 +103,8 @@ async def examine(
     instruction: str,
     segment: Mapping[str, Any],
     frames: Sequence[tuple[float, bytes]],
-    task_memory: dict[str, Any] | None,
-    scene_memory: dict[str, Any] | None,
+    task_memory: TaskMemoryRecord | None,
+    scene_memory: SceneMemoryRecord | None,
     observations: str,
     pixel_hints: str,
     max_retries: int,

@@ -151,6 +151,15 @@ def agree(samples: Sequence[Sequence[Any]], k: int, iou: float = 0.5) -> list[An
     return kept
 
 
+BASELINE_PROMPTS: dict[str, tuple[str, ...]] = {
+    "cot": ("baseline_cot",),
+    "b1": ("baseline_b1",),
+    "b2": ("baseline_b1",),
+    "b3": ("baseline_cot", "baseline_verify"),
+}
+"""The prompts each control method uses (recorded in its reports' manifests)."""
+
+
 async def run_baseline(
     caller: Caller,
     method: str,

@@ -9,7 +9,7 @@ import hashlib
 import json
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,12 +17,14 @@ from typing import Any
 
 from gaze import __version__
 from gaze.atomic import atomic_write_text
+from gaze.bench.baselines import BASELINE_PROMPTS, run_baseline
 from gaze.bench.baselines import METHODS as BASELINES
-from gaze.bench.baselines import run_baseline
 from gaze.bench.inputs import load_manifest, video_path
 from gaze.errors import GazeInputError
 from gaze.graph.context import GazeContext
-from gaze.models.caller import usage_totals
+from gaze.models.caller import Caller, usage_totals
+from gaze.models.protocol import Backbone, ModelConfigError
+from gaze.prompts import load_prompt
 from gaze.schema.codebook import DIMENSIONS, load_codebook
 from gaze.schema.manifest import ManifestClip
 from gaze.schema.report import Assessment, Report, RunManifest
@@ -88,18 +90,18 @@ def _finished(path: Path) -> bool:
 
 
 async def _baseline_report(
-    method: str, row: ManifestClip, video: Path, ctx: GazeContext, samples: int
+    method: str, row: ManifestClip, video: Path, ctx: GazeContext, samples: int, caller: Caller
 ) -> Report:
-    from gaze.graph.services import services
-    from gaze.video import store
+    from gaze.graph.services import sampling_of
+    from gaze.video.clip import open_clip
     from gaze.video.frames import encode_jpeg
+    from gaze.video.store import window_frames
 
-    svc = services(ctx)
     started = time.perf_counter()
-    clip = await asyncio.to_thread(store.decoded, str(video), svc.sampling)
-    frames = store.window_frames(clip, [w.index for w in clip.windows])
+    clip = await asyncio.to_thread(open_clip, video, sampling_of(ctx), encode=True)
+    frames = window_frames(clip, [w.index for w in clip.windows])
     events, records, problems = await run_baseline(
-        svc.caller,
+        caller,
         method,
         row.instruction,
         frames,
@@ -127,8 +129,9 @@ async def _baseline_report(
             gaze_version=__version__,
             codebook_version=book.version,
             codebook_hash=book.hash,
+            prompts=[load_prompt(p).record for p in BASELINE_PROMPTS[method]],
             models={r["role"]: r["model"] for r in records},
-            settings={"method": method},
+            settings=_settings(method, ctx, samples),
             **usage_totals(records, ctx.cost),
             wall_time_s=round(time.perf_counter() - started, 3),
             created_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -147,6 +150,8 @@ class PreparedRun:
     ctx: GazeContext
     identity: dict[str, Any]
     samples: int
+    caller: Caller
+    """One caller for the whole run: one cache, one limit on requests in flight."""
 
 
 async def prepare_run(
@@ -157,6 +162,7 @@ async def prepare_run(
     *,
     samples: int = 5,
     preflight: bool = True,
+    backbones: Mapping[str, Backbone] | None = None,
 ) -> PreparedRun:
     """Validate the manifest, the output folder (and any earlier run in it) and every backbone;
     bad input fails here, in one line, before any clip work."""
@@ -175,14 +181,12 @@ async def prepare_run(
         "manifest_sha256": hashlib.sha256(manifest.read_bytes()).hexdigest(),
     }
     _check_resume(outdir, identity)
-    from gaze.graph.services import services
-    from gaze.models.registry import preflight as check_backbone
+    from gaze.graph.services import build_caller
 
-    svc = services(ctx)  # bad model names and keys fail here
-    if preflight:
-        for role, backbone in svc.caller.bindings.items():
-            await check_backbone(backbone, f"{backbone.provider}:{backbone.model} ({role})")
-    return PreparedRun(manifest, rows, method, outdir, ctx, identity, samples)
+    # bad model names and keys fail here; each backbone's start-up check runs before its first
+    # uncached request (a rerun answered from the cache needs no server)
+    caller = await asyncio.to_thread(build_caller, ctx, backbones, check=preflight)
+    return PreparedRun(manifest, rows, method, outdir, ctx, identity, samples, caller)
 
 
 async def run_benchmark(
@@ -195,8 +199,11 @@ async def run_benchmark(
     samples: int = 5,
     on_progress: Progress | None = None,
     preflight: bool = True,
+    backbones: Mapping[str, Backbone] | None = None,
 ) -> RunSummary:
-    plan = await prepare_run(manifest, method, outdir, ctx, samples=samples, preflight=preflight)
+    plan = await prepare_run(
+        manifest, method, outdir, ctx, samples=samples, preflight=preflight, backbones=backbones
+    )
     return await execute_run(plan, clip_concurrency=clip_concurrency, on_progress=on_progress)
 
 
@@ -204,13 +211,13 @@ async def execute_run(
     plan: PreparedRun, *, clip_concurrency: int = 2, on_progress: Progress | None = None
 ) -> RunSummary:
     from gaze.api import adiagnose
-    from gaze.graph.services import services
 
     manifest, rows, method, ctx = plan.manifest, plan.rows, plan.method, plan.ctx
     outdir, samples, identity = plan.outdir, plan.samples, plan.identity
     reports = outdir / "reports"
-    svc = services(ctx)
+    caller = plan.caller
     summary = RunSummary()
+    config_error: list[ModelConfigError] = []
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     started = time.perf_counter()
     gate = asyncio.Semaphore(max(1, clip_concurrency))
@@ -233,21 +240,29 @@ async def execute_run(
                         clip_id=row.clip_id,
                         initial_frame=scene,
                         context=ctx,
-                        preflight=False,
+                        caller=caller,
                     )
                 else:
-                    report = await _baseline_report(method, row, video, ctx, samples)
+                    report = await _baseline_report(method, row, video, ctx, samples, caller)
                 atomic_write_text(target, report.model_dump_json(indent=2) + "\n")
                 summary.done.append(row.clip_id)
                 if on_progress:
                     on_progress(row.clip_id, report, None)
+            except ModelConfigError as exc:  # the backbone cannot work for any clip
+                config_error.append(exc)
+                summary.failed[row.clip_id] = str(exc)
             except Exception as exc:  # one clip's failure never stops the others
                 reason = " ".join(f"{type(exc).__name__}: {exc}".split())
                 summary.failed[row.clip_id] = reason
                 if on_progress:
                     on_progress(row.clip_id, None, reason)
 
-    await asyncio.gather(*(one(row) for row in rows))
+    try:
+        await asyncio.gather(*(one(row) for row in rows))
+    finally:
+        await caller.aclose()
+    if config_error:
+        raise config_error[0]
     totals: dict[str, float] = {
         "calls": 0,
         "input_tokens": 0,
@@ -268,7 +283,7 @@ async def execute_run(
         "gaze_version": __version__,
         "git": git_hash(),
         "manifest": str(manifest.resolve()),
-        "models": {role: f"{b.provider}:{b.model}" for role, b in svc.caller.bindings.items()},
+        "models": {role: f"{b.provider}:{b.model}" for role, b in caller.bindings.items()},
         "started_at": started_at,
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "wall_time_s": round(time.perf_counter() - started, 3),

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 from gaze.atomic import atomic_write_text, check_writable
-from gaze.bench.score import HEADLINE
+from gaze.bench.score_cases import HEADLINE
+from gaze.cli.context_options import context_from, context_options
+from gaze.graph.context import from_environment
 
 
 @click.group()
@@ -89,7 +91,7 @@ def score(
     versus: Path | None,
 ) -> None:
     """Score PREDICTIONS (JSONL or a folder of reports) against MANIFEST."""
-    from gaze.bench.scoring import run_score
+    from gaze.bench.score_job import run_score
 
     check_writable(out)
     if write_judged is not None:
@@ -104,8 +106,8 @@ def score(
             n_boot=n_boot,
             seed=seed,
             slice_fields=slice_fields,
-            model=model or os.environ.get("GAZE_MODEL"),
-            base_url=base_url or os.environ.get("GAZE_BASE_URL"),
+            model=model or from_environment("model"),
+            base_url=base_url or from_environment("base_url"),
             judged_out=write_judged,
             versus=versus,
         )
@@ -145,37 +147,16 @@ def score(
     show_default=True,
 )
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="RUNDIR")
-@click.option("--model", help="Backbone PROVIDER:MODEL (default: $GAZE_MODEL).")
-@click.option("--base-url", help="OpenAI-compatible server URL (default: $GAZE_BASE_URL).")
-@click.option("--role", "roles", multiple=True, metavar="ROLE=PROVIDER:MODEL")
+@context_options()
 @click.option(
-    "--concurrency",
+    "--role", "roles", multiple=True, metavar="ROLE=PROVIDER:MODEL[,base_url=URL][,key_env=VAR]"
+)
+@click.option(
+    "--clips",
     type=click.IntRange(1, 64),
     default=2,
     show_default=True,
-    help="Clips in flight at once.",
-)
-@click.option(
-    "--calls",
-    type=click.IntRange(1, 256),
-    default=32,
-    show_default=True,
-    help="Backbone calls in flight at once (all clips together).",
-)
-@click.option("--no-cache", is_flag=True)
-@click.option(
-    "--usd-per-mtok-in",
-    type=click.FloatRange(0),
-    default=0.0,
-    show_default=True,
-    help="Price of a million input tokens, for the running cost.",
-)
-@click.option(
-    "--usd-per-mtok-out",
-    type=click.FloatRange(0),
-    default=0.0,
-    show_default=True,
-    help="Price of a million output tokens.",
+    help="Clips in flight at once (--concurrency bounds backbone requests, all clips together).",
 )
 @click.option(
     "--samples",
@@ -184,70 +165,34 @@ def score(
     show_default=True,
     help="b2: self-consistency samples.",
 )
-@click.option("--no-task-memory", is_flag=True, help="Ablation: skip task grounding.")
-@click.option("--no-scene-memory", is_flag=True, help="Ablation: skip scene grounding.")
-@click.option("--no-router", is_flag=True, help="Ablation: all six specialists per segment.")
-@click.option("--no-critic", is_flag=True, help="Ablation: hypotheses become events unverified.")
-@click.option("--critic-threshold", type=click.FloatRange(0, 1), default=0.5, show_default=True)
-@click.option("--window-s", type=click.FloatRange(0.5, 60), default=4.0, show_default=True)
-@click.option("--frames-per-window", type=click.IntRange(1, 64), default=16, show_default=True)
-@click.option("--top-k", type=click.IntRange(1, 6), default=3, show_default=True)
 def run_cmd(
     manifest: Path,
     method: str,
     out: Path,
-    model: str | None,
-    base_url: str | None,
     roles: tuple[str, ...],
-    concurrency: int,
-    calls: int,
-    no_cache: bool,
-    usd_per_mtok_in: float,
-    usd_per_mtok_out: float,
+    clips: int,
     samples: int,
-    no_task_memory: bool,
-    no_scene_memory: bool,
-    no_router: bool,
-    no_critic: bool,
-    critic_threshold: float,
-    window_s: float,
-    frames_per_window: int,
-    top_k: int,
+    **options: Any,
 ) -> None:
     """Run a method over every clip of MANIFEST; one report per clip in RUNDIR/reports."""
     import asyncio
 
     from gaze.bench.run import RunSummary, execute_run, prepare_run
-    from gaze.cli.progress import BatchProgress
+    from gaze.cli.progress_bar import BatchProgress
     from gaze.errors import GazeInputError
-    from gaze.graph.context import GazeContext
+    from gaze.graph.context import ENVIRONMENT
     from gaze.models.registry import parse_role_bindings
 
-    chosen = model or os.environ.get("GAZE_MODEL")
-    if not chosen:
-        raise GazeInputError("bench run needs a model: --model PROVIDER:MODEL (or GAZE_MODEL)")
-    ctx = GazeContext(
-        model=chosen,
-        base_url=base_url,
-        roles=parse_role_bindings(list(roles)),
-        use_cache=not no_cache,
-        concurrency=calls,
-        use_task_memory=not no_task_memory,
-        use_scene_memory=not no_scene_memory,
-        use_router=not no_router,
-        use_critic=not no_critic,
-        critic_threshold=critic_threshold,
-        window_s=window_s,
-        frames_per_window=frames_per_window,
-        top_k=top_k,
-        usd_per_mtok_in=usd_per_mtok_in,
-        usd_per_mtok_out=usd_per_mtok_out,
-    )
+    ctx = context_from(options, roles=parse_role_bindings(list(roles)))
+    if not ctx.resolved_model():
+        raise GazeInputError(
+            f"bench run needs a model: --model PROVIDER:MODEL (or {ENVIRONMENT['model']})"
+        )
 
     async def main() -> RunSummary:
         plan = await prepare_run(manifest, method, out, ctx, samples=samples)
         with BatchProgress(Console(stderr=True), len(plan.rows), method) as progress:
-            return await execute_run(plan, clip_concurrency=concurrency, on_progress=progress)
+            return await execute_run(plan, clip_concurrency=clips, on_progress=progress)
 
     summary = asyncio.run(main())
     console = Console(stderr=True)

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
 
 from gaze.atomic import check_writable
+from gaze.cli.context_options import context_from, context_options
 from gaze.cli.options import initial_frame_or_error, instruction_or_error
-from gaze.cli.progress import GraphProgress
+from gaze.cli.progress_bar import GraphProgress
 from gaze.errors import GazeInputError
+from gaze.graph.context import ENVIRONMENT, JUDGES, GazeContext, default_of, description_of
+from gaze.models.registry import parse_role_bindings
 from gaze.report.files import report_json, write_html, write_report
 from gaze.report.terminal import render
 from gaze.schema.inputs import ClipInput
@@ -33,28 +36,9 @@ def _judges(text: str) -> list[str]:
     return [j.strip() for j in text.split(",") if j.strip()]
 
 
-def _run_graph(
-    request: ClipInput,
-    model: str | None,
-    base_url: str | None,
-    roles: list[str],
-    judges: list[str],
-    use_cache: bool,
-    concurrency: int,
-    status: Console,
-) -> Report:
+def _run_graph(request: ClipInput, context: GazeContext, status: Console) -> Report:
     from gaze.api import adiagnose
-    from gaze.graph.context import GazeContext
-    from gaze.models.registry import parse_role_bindings
 
-    context = GazeContext(
-        model=model,
-        base_url=base_url,
-        roles=parse_role_bindings(roles),
-        judges=judges,
-        use_cache=use_cache,
-        concurrency=concurrency,
-    )
     with GraphProgress(status, Path(request.video).name) as progress:
         return asyncio.run(
             adiagnose(
@@ -77,30 +61,20 @@ def _run_graph(
     help="Image of the initial scene (default: the clip's first frame).",
 )
 @click.option("--clip-id", help="Identifier used in the report (default: the file name).")
-@click.option(
-    "--model", help="Backbone PROVIDER:MODEL (default: $GAZE_MODEL; none: pixel evidence only)."
-)
-@click.option("--base-url", help="OpenAI-compatible server URL (default: $GAZE_BASE_URL).")
+@context_options()
 @click.option(
     "--role",
     "roles",
     multiple=True,
-    metavar="ROLE=PROVIDER:MODEL",
-    help="Bind one role to its own backbone (repeatable).",
+    metavar="ROLE=PROVIDER:MODEL[,base_url=URL][,key_env=VAR]",
+    help="Bind one role to its own backbone, optionally with its own endpoint and key variable "
+    "(repeatable).",
 )
 @click.option(
     "--judges",
-    default="diagnosis",
+    default=",".join(default_of("judges")),
     show_default=True,
-    help="Comma-separated branches: diagnosis, signals.",
-)
-@click.option("--no-cache", is_flag=True, help="Do not answer calls from the response cache.")
-@click.option(
-    "--concurrency",
-    type=click.IntRange(1, 256),
-    default=32,
-    show_default=True,
-    help="Most backbone calls in flight at once.",
+    help=f"Comma-separated branches: {', '.join(JUDGES)}. {description_of('judges')}",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print only the JSON report on stdout.")
 @click.option("--out", type=click.Path(path_type=Path), help="Also write the JSON report here.")
@@ -116,16 +90,13 @@ def diagnose(
     instruction: str | None,
     initial_frame: Path | None,
     clip_id: str | None,
-    model: str | None,
-    base_url: str | None,
     roles: tuple[str, ...],
     judges: str,
-    no_cache: bool,
-    concurrency: int,
     as_json: bool,
     out: Path | None,
     html_out: Path | None,
     demo: bool,
+    **options: Any,
 ) -> None:
     """Diagnose one clip: failure events with type, span, severity and evidence."""
     if demo and clip is not None:
@@ -144,25 +115,16 @@ def diagnose(
     request = ClipInput(
         clip_id=clip_id or clip.stem, video=str(clip), instruction=text, initial_frame=scene
     )
+    context = context_from(options, roles=parse_role_bindings(list(roles)), judges=_judges(judges))
     status = Console(stderr=True)
-    chosen = model or os.environ.get("GAZE_MODEL")
-    if chosen or roles:
-        if not chosen:
-            raise GazeInputError("--role needs a default --model (or GAZE_MODEL) too")
-        report = _run_graph(
-            request,
-            chosen,
-            base_url,
-            list(roles),
-            _judges(judges),
-            not no_cache,
-            concurrency,
-            status,
-        )
+    if context.resolved_model() or roles:
+        if not context.resolved_model():
+            raise GazeInputError(f"--role needs a default --model (or {ENVIRONMENT['model']}) too")
+        report = _run_graph(request, context, status)
     else:
-        extra = [j for j in _judges(judges) if j not in ("diagnosis", "signals")]
+        extra = [j for j in context.judges if j not in ("diagnosis", "signals")]
         if extra:
-            raise GazeInputError(f"judges {extra} need a model (--model or GAZE_MODEL)")
+            raise GazeInputError(f"judges {extra} need a model (--model or {ENVIRONMENT['model']})")
         from gaze.pixel_diagnosis import diagnose_pixels
 
         with status.status(f"diagnosing {clip.name} from pixel evidence …"):

@@ -16,7 +16,7 @@ from gaze.cli.bench_cmd import bench
 from gaze.cli.clip_cmd import clip
 from gaze.cli.diagnose_cmd import diagnose
 from gaze.cli.forge_cmd import forge
-from gaze.cli.progress_cmd import progress
+from gaze.cli.progress_metrics_cmd import progress
 from gaze.cli.schema_cmd import schema
 from gaze.errors import GazeInputError
 

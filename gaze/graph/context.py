@@ -3,14 +3,35 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from gaze.models.cache import public_endpoint
-from gaze.models.protocol import Backbone
 
 JUDGES = ("diagnosis", "signals", "pa_ia", "progress")
+"""The branches a run can take (``judges``): the diagnosis graph; pixel signals in the report;
+PA/IA scores; the task-progress curve with its OPD metrics."""
+
+ENVIRONMENT = {"model": "GAZE_MODEL", "base_url": "GAZE_BASE_URL"}
+"""Settings whose default comes from an environment variable (read here and nowhere else)."""
+
+
+def from_environment(name: str) -> str | None:
+    """The environment's value for a setting (None when unset or empty)."""
+    return os.environ.get(ENVIRONMENT[name]) or None
+
+
+def default_of(name: str) -> Any:
+    """A setting's default, as the context field declares it (the one place it is written)."""
+    spec = next(f for f in fields(GazeContext) if f.name == name)
+    if spec.default_factory is not MISSING:
+        return spec.default_factory()
+    return spec.default
+
+
+def description_of(name: str) -> str:
+    spec = next(f for f in fields(GazeContext) if f.name == name)
+    return str(spec.metadata.get("description", ""))
 
 
 def _describe(text: str) -> dict[str, str]:
@@ -31,8 +52,10 @@ class GazeContext:
     roles: dict[str, str] = field(
         default_factory=dict,
         metadata=_describe(
-            "Per-role backbones, role -> PROVIDER:MODEL (grounding, observer, router, specialist, "
-            "critic, judge, progress, similarity)."
+            "Per-role backbones, role -> PROVIDER:MODEL, optionally followed by "
+            "',base_url=URL' and ',key_env=VARIABLE' for a role with its own endpoint and key "
+            "(roles: grounding, observer, router, specialist, critic, judge, progress, "
+            "similarity)."
         ),
     )
     base_url: str | None = field(
@@ -45,7 +68,9 @@ class GazeContext:
     judges: list[str] = field(
         default_factory=lambda: ["diagnosis"],
         metadata=_describe(
-            "Branches to run: diagnosis, signals (pixel evidence in the report), pa_ia, progress."
+            "Branches to run: diagnosis (the failure-event graph), signals (pixel signals in the "
+            "report), pa_ia (physical adherence and instruction alignment scores), progress "
+            "(task-progress curve and OPD metrics)."
         ),
     )
     progress_style: str = field(
@@ -83,7 +108,10 @@ class GazeContext:
     temperature: float = field(default=0.0, metadata=_describe("Sampling temperature."))
     max_retries: int = field(
         default=3,
-        metadata=_describe("Retries of a call whose output is malformed (the error is fed back)."),
+        metadata=_describe(
+            "Retries per call, one budget for transport errors (after a backoff pause) and "
+            "malformed output (the error is fed back): at most 1 + max_retries requests."
+        ),
     )
     use_task_memory: bool = field(
         default=True, metadata=_describe("Ablation switch: False skips task grounding.")
@@ -117,7 +145,7 @@ class GazeContext:
         metadata=_describe("Most frames sent in one specialist or critic call (spread evenly)."),
     )
     concurrency: int = field(
-        default=32, metadata=_describe("Most backbone calls in flight at once.")
+        default=32, metadata=_describe("Most backbone requests in flight at once.")
     )
     use_cache: bool = field(
         default=True,
@@ -129,8 +157,11 @@ class GazeContext:
             "First backoff pause after a transient error, seconds (doubles, with jitter)."
         ),
     )
-    retry_attempts: int = field(
-        default=5, metadata=_describe("Attempts per call on transient errors (timeouts, 429, 5xx).")
+    retry_max_s: float = field(
+        default=30.0,
+        metadata=_describe(
+            "Longest backoff pause, seconds; a server's longer Retry-After is capped to this."
+        ),
     )
     usd_per_mtok_in: float = field(
         default=0.0,
@@ -149,24 +180,15 @@ class GazeContext:
             (input_tokens * self.usd_per_mtok_in + output_tokens * self.usd_per_mtok_out) / 1e6, 6
         )
 
-    backbones: Mapping[str, Backbone] | None = field(
-        default=None,
-        compare=False,
-        repr=False,
-        metadata=_describe(
-            "Backbone objects by role (or 'default'), from Python only; they win over model names."
-        ),
-    )
-
     def resolved_model(self) -> str | None:
-        return self.model or os.environ.get("GAZE_MODEL") or None
+        return self.model or from_environment("model")
 
     def resolved_base_url(self) -> str | None:
-        return self.base_url or os.environ.get("GAZE_BASE_URL") or None
+        return self.base_url or from_environment("base_url")
 
     def settings(self) -> dict[str, Any]:
         """The run settings as the manifest records them (no objects, no secrets)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "backbones"}
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["model"] = self.resolved_model()
         # user info or a query string in a URL can hold a token: never record them
         out["base_url"] = public_endpoint(self.resolved_base_url()) or None

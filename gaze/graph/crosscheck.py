@@ -4,9 +4,9 @@ tell different stories, the report says so."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from gaze.schema.events import Event
+from gaze.schema.records import JudgeScoreRecord, ProgressRecord
 
 DRAWDOWN = 0.05
 """A drop of the curve below its running maximum larger than this counts as a drawdown."""
@@ -17,7 +17,7 @@ LOW_PA = 2
 PHYSICAL = ("physical_plausibility", "object_scene_consistency", "robot_body_consistency")
 
 
-def progress_notes(events: Sequence[Event], curve: dict[str, Any] | None) -> list[str]:
+def progress_notes(events: Sequence[Event], curve: ProgressRecord | None) -> list[str]:
     if not curve:
         return []
     times, values = curve["times_s"], curve["processed"]
@@ -49,7 +49,7 @@ def progress_notes(events: Sequence[Event], curve: dict[str, Any] | None) -> lis
     return notes
 
 
-def pa_notes(events: Sequence[Event], pa: dict[str, Any] | None) -> list[str]:
+def pa_notes(events: Sequence[Event], pa: JudgeScoreRecord | None) -> list[str]:
     if not pa or pa["score"] > LOW_PA:
         return []
     physical = [e for e in events if e.dimension in PHYSICAL]

@@ -1,9 +1,15 @@
 """``build_graph()``: the diagnosis graph, and ``graph``, the compiled graph ``langgraph.json``
 names (compiled without a checkpointer: the LangGraph server brings its own).
 
-    load_clip -> ground_task || ground_scene -> observe (one per window) -> align -> route
-      -> specialist (one per segment x routed dimension) -> critic -> report
+    START -> load_clip (decode: metadata, windows)      START -> ground_task, ground_scene
+    load_clip -> pixels (pixel evidence, beside the observers)
+    load_clip + ground_task -> observe (one call per window, in parallel)
+    observe + ground_scene -> align -> (+ pixels) route -> specialist (segment x dimension)
+      -> critic (verifies specialist and pixel hypotheses, merges) -> report
     load_clip -> pa_ia, progress (optional judge branches) -> report
+
+Grounding starts from the first frame alone, beside decoding, so the first model calls do not
+wait for the whole clip (DESIGN section 3 draws grounding after load_clip).
 """
 
 from __future__ import annotations
@@ -12,48 +18,56 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from gaze.graph import judge_nodes, nodes
+from gaze.graph import judge_nodes, nodes, verify_nodes
 from gaze.graph.context import GazeContext
 from gaze.graph.report_node import report
-from gaze.graph.routing import to_observers, to_specialists
-from gaze.graph.state import InputState, ObserveTask, OutputState, SpecialistTask, State
+from gaze.graph.routing import to_specialists
+from gaze.graph.state import InputState, OutputState, SpecialistTask, State
+from gaze.prompts import PROMPT_IDS, load_prompt
+from gaze.schema.codebook import load_codebook
+
+
+def _warm_data_files() -> None:
+    """Read the codebook and every prompt now, at build time: a node that first read them
+    inside a server would block its event loop on file I/O."""
+    load_codebook()
+    for prompt_id in PROMPT_IDS:
+        load_prompt(prompt_id)
 
 
 def build_graph(checkpointer: Any = None) -> Any:
     """The compiled diagnosis graph (pass a checkpointer to step through or resume runs)."""
+    _warm_data_files()
     builder = StateGraph(
         State, context_schema=GazeContext, input_schema=InputState, output_schema=OutputState
     )
     builder.add_node("load_clip", nodes.load_clip)
+    builder.add_node("pixels", nodes.pixels)
     builder.add_node("ground_task", nodes.ground_task)
     builder.add_node("ground_scene", nodes.ground_scene)
-    builder.add_node(
-        "observe",
-        nodes.observe,  # type: ignore[call-overload]
-        input_schema=ObserveTask,
-    )
+    builder.add_node("observe", nodes.observe)
     builder.add_node("align", nodes.align)
     builder.add_node("route", nodes.route)
     builder.add_node(
         "specialist",
-        nodes.run_specialist,  # type: ignore[call-overload]
+        verify_nodes.run_specialist,  # type: ignore[call-overload]
         input_schema=SpecialistTask,
     )
-    builder.add_node("critic", nodes.critic)
+    builder.add_node("critic", verify_nodes.critic)
     builder.add_node("pa_ia", judge_nodes.pa_ia)
     builder.add_node("progress", judge_nodes.progress)
     builder.add_node("report", report)
 
     builder.add_edge(START, "load_clip")
-    builder.add_edge("load_clip", "ground_task")
-    builder.add_edge("load_clip", "ground_scene")
+    builder.add_edge(START, "ground_task")
+    builder.add_edge(START, "ground_scene")
+    builder.add_edge("load_clip", "pixels")
     # the judge branches run beside the diagnosis and join it at the report
     builder.add_edge("load_clip", "pa_ia")
     builder.add_edge("load_clip", "progress")
-    # The observer needs the subtasks only; scene memory joins before alignment.
-    builder.add_conditional_edges("ground_task", to_observers, ["observe"])
+    builder.add_edge(["load_clip", "ground_task"], "observe")
     builder.add_edge(["observe", "ground_scene"], "align")
-    builder.add_edge("align", "route")
+    builder.add_edge(["align", "pixels"], "route")
     builder.add_conditional_edges("route", to_specialists, ["specialist", "critic"])
     builder.add_edge("specialist", "critic")
     builder.add_edge(["critic", "pa_ia", "progress"], "report")

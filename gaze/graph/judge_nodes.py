@@ -6,52 +6,56 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
 from gaze.agents import judges
 from gaze.errors import GazeInputError
 from gaze.graph.context import GazeContext
-from gaze.graph.services import services
-from gaze.graph.state import State
+from gaze.graph.services import RunServices, services
+from gaze.graph.state import Failure, JudgeScoreRecord, State, Update
 from gaze.metrics.progress import opd_metrics, process
-from gaze.video import store
 from gaze.video.frames import encode_jpeg
+from gaze.video.store import window_frames
 
 
 async def _frames(
-    state: State, ctx: GazeContext
+    state: State, svc: RunServices
 ) -> tuple[list[tuple[float, bytes]], tuple[float, bytes]]:
-    clip = await store.decoded_async(state["video"], services(ctx).sampling)
-    frames = store.window_frames(clip, [w.index for w in clip.windows])
-    return frames, (0.0, encode_jpeg(clip.initial_frame))
+    clip = await svc.clips.decoded(state["video"])
+    frames = window_frames(clip, [w.index for w in clip.windows])
+    return frames, (0.0, await asyncio.to_thread(encode_jpeg, clip.initial_frame))
 
 
-async def pa_ia(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
+async def pa_ia(state: State, runtime: Runtime[GazeContext]) -> Update:
+    """Physical adherence and instruction alignment, 1-5 each with 0-2 sub-scores."""
     ctx = runtime.context
     if "pa_ia" not in ctx.judges:
         return {}
-    frames, initial = await _frames(state, ctx)
-    caller = services(ctx).caller
+    svc = await services(runtime)
+    frames, initial = await _frames(state, svc)
+    caller = svc.caller
     (pa, pa_calls, pa_error), (ia, ia_calls, ia_error) = await asyncio.gather(
         judges.judge_axis(caller, "pa", state["instruction"], frames, initial, ctx.max_retries),
         judges.judge_axis(caller, "ia", state["instruction"], frames, initial, ctx.max_retries),
     )
     problems = [
-        {"role": "judge", "where": axis, "detail": error}
+        Failure(role="judge", where=axis, detail=error)
         for axis, value, error in (("pa", pa, pa_error), ("ia", ia, ia_error))
         if value is None
     ]
     return {
-        "pa": pa.model_dump() if pa else None,
-        "ia": ia.model_dump() if ia else None,
+        "pa": cast(JudgeScoreRecord, pa.model_dump()) if pa else None,
+        "ia": cast(JudgeScoreRecord, ia.model_dump()) if ia else None,
         "usage": pa_calls + ia_calls,
+        "prompts": ["judge_pa", "judge_ia"],
         "judge_failures": problems,
     }
 
 
 def recorded_curve(path: str, clip_id: str) -> list[float]:
+    """A clip's curve from a JSONL file of recorded curves (read in a worker thread)."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -65,31 +69,39 @@ def recorded_curve(path: str, clip_id: str) -> list[float]:
     raise GazeInputError(f"progress_file {path} has no curve for clip {clip_id!r}")
 
 
-async def progress(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
+async def progress(state: State, runtime: Runtime[GazeContext]) -> Update:
+    """The task-progress curve (raw and processed) and its OPD metrics."""
     ctx = runtime.context
     if "progress" not in ctx.judges:
         return {}
-    frames, _ = await _frames(state, ctx)
+    svc = await services(runtime)
+    frames, _ = await _frames(state, svc)
     per_second = judges.one_per_second(frames)
     kind = "absolute"
     records: list[Any] = []
     error = ""
     if ctx.progress_style == "recorded":
         clip_id = state.get("clip_id") or Path(state["video"]).stem
-        raw: list[float] | None = recorded_curve(str(ctx.progress_file), clip_id)
+        raw: list[float] | None = await asyncio.to_thread(
+            recorded_curve, str(ctx.progress_file), clip_id
+        )
+        prompts: list[str] = []
     elif ctx.progress_style == "pair":
         raw, records, error = await judges.progress_pairs(
-            services(ctx).caller, state["instruction"], per_second, ctx.max_retries
+            svc.caller, state["instruction"], per_second, ctx.max_retries
         )
         kind = "increments"
+        prompts = ["progress_pair"]
     else:
         raw, records, error = await judges.progress_sequence(
-            services(ctx).caller, state["instruction"], per_second, ctx.max_retries
+            svc.caller, state["instruction"], per_second, ctx.max_retries
         )
+        prompts = ["progress_sequence"]
     if not raw:
         return {
             "progress": None,
             "usage": records,
+            "prompts": prompts,
             "judge_failures": [
                 {"role": "progress", "where": "curve", "detail": error or "empty curve"}
             ],
@@ -103,4 +115,5 @@ async def progress(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any
             "metrics": opd_metrics(processed),
         },
         "usage": records,
+        "prompts": prompts,
     }

@@ -1,148 +1,200 @@
-"""The graph's nodes. Each reads state and the run context, calls its agent, and returns only
-the fields it writes; call records and failures go to reducer fields."""
+"""The diagnosis nodes up to routing. Each reads state and the run context, calls its agent, and
+returns only the fields its name promises; call records, prompts used and failures go to
+reducer fields. Nothing here blocks the event loop: decoding, image reads and the pixel pass
+run in worker threads through the run's clip store.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, Literal, cast
 
 import cv2
 from langgraph.runtime import Runtime
 
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
-from gaze.agents import critic as critic_agent
-from gaze.agents import grounding, observer, router, specialist
-from gaze.agents.common import subsample
+from gaze.agents import grounding, observer, router
 from gaze.errors import GazeInputError
 from gaze.graph.context import GazeContext
 from gaze.graph.segments import align_segments
-from gaze.graph.services import services
-from gaze.graph.state import ObserveTask, SpecialistTask, State
+from gaze.graph.services import RunServices, services
+from gaze.graph.state import (
+    ClipRecord,
+    EventRecord,
+    Failure,
+    Observation,
+    Route,
+    SceneMemoryRecord,
+    Segment,
+    State,
+    TaskMemoryRecord,
+    Update,
+    WindowRef,
+)
 from gaze.models.structured import Structured
+from gaze.schema.codebook import DIMENSIONS
 from gaze.schema.inputs import check_instruction
-from gaze.video import store
 from gaze.video.frames import encode_jpeg, resize_max_side
+from gaze.video.store import window_frames
 
 
-def _failure(role: str, result: Structured[Any], where: str) -> list[dict[str, str]]:
-    return (
-        [] if result.value is not None else [{"role": role, "where": where, "detail": result.error}]
-    )
+def failure(role: str, result: Structured[Any], where: str) -> list[Failure]:
+    """The failure record of a call that never produced a usable reply (none if it did)."""
+    if result.value is not None:
+        return []
+    return [Failure(role=role, where=where, detail=result.error)]
 
 
-def _initial(state: State, runtime: Runtime[GazeContext]) -> tuple[float, bytes]:
-    """The initial scene: the given image, or the clip's first frame (read on its own, so the
-    grounding calls start before the whole clip is decoded)."""
-    max_side = runtime.context.max_side
+def diagnosing(ctx: GazeContext) -> bool:
+    return "diagnosis" in ctx.judges
+
+
+def _read_image(path: str, max_side: int) -> bytes:
+    image = cv2.imread(path)
+    if image is None:
+        raise GazeInputError(f"initial frame {path} is not an image gaze can read")
+    return encode_jpeg(resize_max_side(image, max_side))
+
+
+async def initial_scene(state: State, svc: RunServices) -> tuple[float, bytes]:
+    """The initial scene: the given image, or the clip's first frame (read on its own, so
+    grounding starts before the whole clip is decoded)."""
     scene = state.get("initial_frame")
     if scene:
-        image = cv2.imread(scene)
-        if image is None:
-            raise GazeInputError(f"initial frame {scene} is not an image gaze can read")
-        return 0.0, encode_jpeg(resize_max_side(image, max_side))
-    return 0.0, encode_jpeg(store.first_frame(state["video"], max_side))
+        return 0.0, await asyncio.to_thread(_read_image, scene, svc.sampling.max_side)
+    frame = await svc.clips.first_frame(state["video"])
+    return 0.0, await asyncio.to_thread(encode_jpeg, frame)
 
 
-async def load_clip(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
-    """Check the inputs, then start decoding (and pixel evidence) in the background; the clip's
-    metadata and windows join the state with task grounding, which runs meanwhile."""
+async def load_clip(state: State, runtime: Runtime[GazeContext]) -> Update:
+    """Check the inputs, decode the clip once (frames encoded once), and write its metadata,
+    windows and decoding flags."""
     started = time.time()
     check_instruction(state["instruction"])
-    await asyncio.to_thread(store.first_frame, state["video"], runtime.context.max_side)
-    sampling = services(runtime.context).sampling
-    store.start_decode(state["video"], sampling)
-    if runtime.context.pixel_hints or "signals" in runtime.context.judges:
-        store.pixel_evidence(state["video"], sampling)
-    return {"started_at": started}
-
-
-async def clip_fields(state: State, ctx: GazeContext) -> dict[str, Any]:
-    """The decoded clip's metadata and windows, as state fields."""
-    clip = await store.decoded_async(state["video"], services(ctx).sampling)
+    clip = await (await services(runtime)).clips.decoded(state["video"])
     windows = [
-        {"index": w.index, "start_s": w.start_s, "end_s": w.end_s, "frames": len(w.frame_indices)}
+        WindowRef(index=w.index, start_s=w.start_s, end_s=w.end_s, frames=len(w.frame_indices))
         for w in clip.windows
     ]
     return {
-        "clip": clip.info.model_dump(mode="json"),
+        "started_at": started,
+        "clip": cast(ClipRecord, clip.info.model_dump(mode="json")),
         "windows": windows,
         "decode_flags": list(clip.flags),
     }
 
 
-async def _ground(kind: str, state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
+async def pixels(state: State, runtime: Runtime[GazeContext]) -> Update:
+    """Pixel evidence of the decoded clip: candidate events for the critic, measurements for
+    the specialists (runs beside the observers, off the critical path)."""
     ctx = runtime.context
-    field = f"{kind}_memory"
-    if "diagnosis" not in ctx.judges or not getattr(ctx, f"use_{kind}_memory"):
-        return {field: None}
+    if not (diagnosing(ctx) and ctx.pixel_hints) and "signals" not in ctx.judges:
+        return {"pixel_events": []}
+    _, events = await (await services(runtime)).clips.pixel_evidence(state["video"])
+    if not (diagnosing(ctx) and ctx.pixel_hints):
+        return {"pixel_events": []}
+    return {"pixel_events": [cast(EventRecord, e.model_dump(mode="json")) for e in events]}
+
+
+async def _ground(
+    kind: Literal["task", "scene"], state: State, runtime: Runtime[GazeContext]
+) -> tuple[dict[str, object] | None, Update]:
+    """(memory as JSON or None, the bookkeeping fields of the update)."""
+    ctx = runtime.context
+    if not diagnosing(ctx) or not getattr(ctx, f"use_{kind}_memory"):
+        return None, {}
+    check_instruction(state["instruction"])
+    svc = await services(runtime)
     result = await grounding.ground(
-        services(ctx).caller, kind, state["instruction"], _initial(state, runtime), ctx.max_retries
+        svc.caller, kind, state["instruction"], await initial_scene(state, svc), ctx.max_retries
     )
-    return {
-        field: result.value.model_dump() if result.value else None,
+    memory = result.value.model_dump() if result.value else None
+    return memory, {
         "usage": result.records,
-        "failures": _failure("grounding", result, kind),
+        "prompts": [grounding.MEMORIES[kind][0]],
+        "failures": failure("grounding", result, f"{kind} memory"),
     }
 
 
-async def ground_task(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
-    # the observers fan out from here, so the decoded clip's windows join the state here too
-    memory, clip = await asyncio.gather(
-        _ground("task", state, runtime), clip_fields(state, runtime.context)
-    )
-    return {**memory, **clip}
+async def ground_task(state: State, runtime: Runtime[GazeContext]) -> Update:
+    """Task memory: the objective and its ordered subtasks (from the instruction and the
+    initial scene)."""
+    memory, update = await _ground("task", state, runtime)
+    return {**update, "task_memory": cast(TaskMemoryRecord | None, memory)}
 
 
-async def ground_scene(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
-    return await _ground("scene", state, runtime)
+async def ground_scene(state: State, runtime: Runtime[GazeContext]) -> Update:
+    """Scene memory: workspace, objects, robot parts, relations and what is uncertain."""
+    memory, update = await _ground("scene", state, runtime)
+    return {**update, "scene_memory": cast(SceneMemoryRecord | None, memory)}
 
 
-def _empty_observation(window: dict[str, Any]) -> dict[str, Any]:
+def empty_observation(window: WindowRef) -> Observation:
     """A window's observation record before (or without) the observer's account."""
-    return {
-        "window": window["index"],
-        "start_s": window["start_s"],
-        "end_s": window["end_s"],
-        "summary": "",
-        "subtask_status": [],
-        "notable": [],
-    }
-
-
-async def observe(task: ObserveTask, runtime: Runtime[GazeContext]) -> dict[str, Any]:
-    ctx = runtime.context
-    if "diagnosis" not in ctx.judges:  # judges only: the diagnosis branch makes no calls
-        window = task["window"]
-        return {"observations": [_empty_observation(window)]}
-    svc = services(ctx)
-    clip = store.decoded(task["video"], svc.sampling)
-    window = task["window"]
-    frames = store.window_frames(clip, [window["index"]])
-    result = await observer.observe_window(
-        svc.caller, task["instruction"], window, frames, task["task_memory"], ctx.max_retries
+    return Observation(
+        window=window["index"],
+        start_s=window["start_s"],
+        end_s=window["end_s"],
+        summary="",
+        subtask_status=[],
+        notable=[],
     )
-    observation = _empty_observation(window)
-    if result.value is not None:
-        observation.update(result.value.model_dump())
+
+
+async def observe(state: State, runtime: Runtime[GazeContext]) -> Update:
+    """One observer call per window, all in parallel: what happens, per subtask."""
+    ctx = runtime.context
+    windows = state.get("windows", [])
+    if not diagnosing(ctx):  # judges only: the diagnosis branch makes no calls
+        return {"observations": [empty_observation(w) for w in windows]}
+    svc = await services(runtime)
+    clip = await svc.clips.decoded(state["video"])
+
+    async def one(window: WindowRef) -> dict[str, Any]:
+        frames = window_frames(clip, [window["index"]])
+        result = await observer.observe_window(
+            svc.caller,
+            state["instruction"],
+            window,
+            frames,
+            state.get("task_memory"),
+            ctx.max_retries,
+        )
+        runtime.stream_writer({"window_observed": window["index"]})  # live progress, per window
+        observation = empty_observation(window)
+        if result.value is not None:
+            observation.update(result.value.model_dump())  # type: ignore[typeddict-item]
+        where = f"window {window['index']}"
+        return {
+            "observation": observation,
+            "usage": result.records,
+            "failures": failure("observer", result, where),
+            "not_assessed": [] if result.value is not None else [where],
+        }
+
+    done = await asyncio.gather(*(one(w) for w in windows))
     return {
-        "observations": [observation],
-        "usage": result.records,
-        "failures": _failure("observer", result, f"window {window['index']}"),
+        "observations": [d["observation"] for d in done],
+        "usage": [r for d in done for r in d["usage"]],
+        "failures": [f for d in done for f in d["failures"]],
+        "not_assessed": [w for d in done for w in d["not_assessed"]],
+        "prompts": ["observer"],
     }
 
 
-async def align(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
-    memory = state.get("task_memory") or {}
-    subtask_ids = [s["id"] for s in memory.get("subtasks", [])]
+async def align(state: State, runtime: Runtime[GazeContext]) -> Update:
+    """Subtasks to window spans: the segments the specialists examine."""
+    memory = state.get("task_memory")
+    subtask_ids = [s["id"] for s in memory["subtasks"]] if memory else []
     observations = sorted(state.get("observations", []), key=lambda o: o["window"])
     segments = align_segments(
-        state["windows"], observations, subtask_ids, runtime.context.max_segment_windows
+        state.get("windows", []), observations, subtask_ids, runtime.context.max_segment_windows
     )
-    return {"segments": [dict(s) for s in segments]}
+    return {"segments": segments}
 
 
-def observations_text(state: State, segment: dict[str, Any]) -> str:
+def observations_text(state: State, segment: Segment) -> str:
     lines = []
     for obs in sorted(state.get("observations", []), key=lambda o: o["window"]):
         if obs["window"] not in segment["windows"]:
@@ -156,7 +208,7 @@ def observations_text(state: State, segment: dict[str, Any]) -> str:
     return "\n".join(lines) or "(none)"
 
 
-def pixel_hints_text(state: State, segment: dict[str, Any]) -> str:
+def pixel_hints_text(state: State, segment: Segment) -> str:
     hits = [
         e
         for e in state.get("pixel_events", [])
@@ -171,127 +223,44 @@ def pixel_hints_text(state: State, segment: dict[str, Any]) -> str:
     )
 
 
-async def collect_pixel_events(state: State, ctx: GazeContext) -> list[dict[str, Any]]:
-    if not ctx.pixel_hints:
-        return []
-    job = store.pixel_evidence(state["video"], services(ctx).sampling)
-    _, events = await asyncio.wrap_future(job)
-    return [e.model_dump(mode="json") for e in events]
-
-
-async def route(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
+async def route(state: State, runtime: Runtime[GazeContext]) -> Update:
+    """Per segment, the top-k dimensions by the router's relevance scores."""
     ctx = runtime.context
     segments = state.get("segments", [])
-    if "diagnosis" not in ctx.judges:
+    if not diagnosing(ctx):
         return {"routes": []}
-    pixel_events = await collect_pixel_events(state, ctx)
-    view = State(**{**state, "pixel_events": pixel_events})
     if not ctx.use_router:
-        every = list(router.route({}, 6))
-        routes = [{"segment_id": s["id"], "dimensions": every, "scores": {}} for s in segments]
-        return {"routes": routes, "pixel_events": pixel_events}
-    caller = services(ctx).caller
+        every = list(DIMENSIONS)
+        return {
+            "routes": [Route(segment_id=s["id"], dimensions=every, scores={}) for s in segments]
+        }
+    caller = (await services(runtime)).caller
 
-    async def one(segment: dict[str, Any]) -> tuple[dict[str, Any], Structured[Any]]:
+    async def one(segment: Segment) -> tuple[Segment, Structured[router.RouterOutput]]:
         text = (
-            observations_text(view, segment)
+            observations_text(state, segment)
             + "\nPixel measurements:\n"
-            + pixel_hints_text(view, segment)
+            + pixel_hints_text(state, segment)
         )
         return segment, await router.score_segment(
             caller, state["instruction"], segment, text, ctx.max_retries
         )
 
     results = await asyncio.gather(*(one(s) for s in segments))
-    routes, usage, failures = [], [], []
+    routes: list[Route] = []
+    usage, failures, not_assessed = [], [], []
     for segment, result in results:
         scores = router.scores_of(result.value) if result.value else {}
-        routes.append(
-            {
-                "segment_id": segment["id"],
-                "scores": scores,
-                "dimensions": router.route(scores, ctx.top_k) if result.value else [],
-            }
-        )
+        chosen = router.route(scores, ctx.top_k) if result.value else []
+        routes.append(Route(segment_id=segment["id"], scores=scores, dimensions=chosen))
         usage += result.records
-        failures += _failure("router", result, segment["id"])
-    return {"routes": routes, "usage": usage, "failures": failures, "pixel_events": pixel_events}
-
-
-async def run_specialist(task: SpecialistTask, runtime: Runtime[GazeContext]) -> dict[str, Any]:
-    ctx = runtime.context
-    svc = services(ctx)
-    clip = store.decoded(task["video"], svc.sampling)
-    segment = task["segment"]
-    frames = subsample(store.window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
-    result = await specialist.examine(
-        svc.caller,
-        dimension=task["dimension"],
-        instruction=task["instruction"],
-        segment=segment,
-        frames=frames,
-        task_memory=task["task_memory"],
-        scene_memory=task["scene_memory"],
-        observations=task["observations"],
-        pixel_hints=task["pixel_hints"],
-        max_retries=ctx.max_retries,
-    )
-    hypotheses = (
-        specialist.to_hypotheses(result.value, task["dimension"], segment, task["clip_end_s"])
-        if result.value
-        else []
-    )
-    return {
-        "hypotheses": hypotheses,
-        "usage": result.records,
-        "failures": _failure("specialist", result, f"{segment['id']}/{task['dimension']}"),
-    }
-
-
-async def critic(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
-    ctx = runtime.context
-    hypotheses = sorted(state.get("hypotheses", []), key=lambda h: h["id"])
-    if not ctx.use_critic:
-        events = critic_agent.raw_events(hypotheses)
-        return {"events": [e.model_dump(mode="json") for e in events], "rejected": []}
-    svc = services(ctx)
-    clip = store.decoded(state["video"], svc.sampling)
-    by_segment: dict[str, list[dict[str, Any]]] = {}
-    for hyp in hypotheses:
-        by_segment.setdefault(hyp["segment_id"], []).append(hyp)
-    segments = {s["id"]: s for s in state.get("segments", [])}
-
-    async def one(
-        segment_id: str, group: list[dict[str, Any]]
-    ) -> tuple[str, list[dict[str, Any]], Structured[critic_agent.CriticOutput]]:
-        segment = segments[segment_id]
-        frames = subsample(store.window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
-        result = await critic_agent.criticise(
-            svc.caller,
-            instruction=state["instruction"],
-            segment=segment,
-            hypotheses=group,
-            frames=frames,
-            task_memory=state.get("task_memory"),
-            scene_memory=state.get("scene_memory"),
-            max_retries=ctx.max_retries,
-        )
-        return segment_id, group, result
-
-    results = await asyncio.gather(*(one(k, g) for k, g in by_segment.items()))
-    accepted, rejected, usage, failures = [], [], [], []
-    for segment_id, group, result in results:
-        usage += result.records
-        failures += _failure("critic", result, segment_id)
+        failures += failure("router", result, segment["id"])
         if result.value is None:
-            continue
-        ok, no = critic_agent.verify(group, result.value.verdicts, ctx.critic_threshold)
-        accepted += ok
-        rejected += no
-    events = critic_agent.merge(accepted, ctx.merge_iou)
+            not_assessed.append(f"{segment['id']}/router (no dimension examined)")
     return {
-        "events": [e.model_dump(mode="json") for e in events],
-        "rejected": rejected,
+        "routes": routes,
         "usage": usage,
         "failures": failures,
+        "not_assessed": not_assessed,
+        "prompts": ["router"],
     }

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from datetime import UTC, datetime
-from typing import Any
 
 from langgraph.runtime import Runtime
 
 from gaze import __version__
 from gaze.graph.context import GazeContext
 from gaze.graph.crosscheck import pa_notes, progress_notes
-from gaze.graph.services import services
-from gaze.graph.state import State
-from gaze.models.caller import usage_totals
+from gaze.graph.services import RunServices, finish, services
+from gaze.graph.state import CheckedHypothesis, State, Update
+from gaze.models.caller import Caller, usage_totals
 from gaze.pixel_diagnosis import pixel_signals
-from gaze.prompts import PROMPT_IDS, load_prompt
+from gaze.prompts import load_prompt
 from gaze.schema.codebook import DIMENSIONS, load_codebook
 from gaze.schema.events import Event
 from gaze.schema.report import (
@@ -28,42 +26,52 @@ from gaze.schema.report import (
     Report,
     RunManifest,
 )
-from gaze.video import store
 
-ROLE_OF_PROMPT = {
-    "ground_task": "grounding",
-    "ground_scene": "grounding",
-    "observer": "observer",
-    "router": "router",
-    "specialist": "specialist",
-    "critic": "critic",
-}
+DIAGNOSIS_ROLES = ("grounding", "observer", "router", "specialist", "critic")
 
 
-def graph_assessment(ctx: GazeContext) -> Assessment:
+def graph_assessment(ctx: GazeContext, incomplete: list[str]) -> Assessment:
+    """What a graph report covers: the six dimensions when the diagnosis ran (less the parts
+    whose calls failed), none when only the judges ran."""
+    if "diagnosis" not in ctx.judges:
+        return Assessment(
+            mode="graph",
+            assessed=[],
+            not_assessed=list(DIMENSIONS),
+            note=(
+                f"Judges only ({', '.join(ctx.judges)}): no failure dimension was diagnosed, "
+                "so the empty event list says nothing about failures."
+            ),
+        )
     return Assessment(
         mode="graph",
         assessed=list(DIMENSIONS),
         not_assessed=[],
+        incomplete=incomplete,
         note=(
             "All six dimensions were open to the router; each segment was examined by its "
             f"top {ctx.top_k if ctx.use_router else 6} dimensions' specialists and "
             + ("verified by the critic. " if ctx.use_critic else "not verified (no critic). ")
+            + (
+                f"Not assessed (calls without usable output): {', '.join(incomplete)}. "
+                if incomplete
+                else ""
+            )
             + "An empty event list means no failure was visible in the sampled frames."
         ),
     )
 
 
-def manifest(state: State, ctx: GazeContext) -> RunManifest:
+def manifest(state: State, ctx: GazeContext, caller: Caller) -> RunManifest:
     usage = state.get("usage", [])
-    caller = services(ctx).caller
     used_roles = sorted({r["role"] for r in usage})
+    used_prompts = sorted(set(state.get("prompts", [])))
     book = load_codebook()
     return RunManifest(
         gaze_version=__version__,
         codebook_version=book.version,
         codebook_hash=book.hash,
-        prompts=[load_prompt(p).record for p in PROMPT_IDS],
+        prompts=[load_prompt(p).record for p in used_prompts],
         models={role: caller.model_name(role) for role in used_roles},
         settings=ctx.settings(),
         **usage_totals(usage, ctx.cost),
@@ -72,19 +80,41 @@ def manifest(state: State, ctx: GazeContext) -> RunManifest:
     )
 
 
-async def report(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
+def diagnosis_flags(state: State) -> tuple[list[str], list[str]]:
+    """(flags, incomplete parts) from the calls that failed (DESIGN section 3): no diagnosis
+    call parsed -> ``parse_failed``; some did not -> ``partial``, naming what was skipped."""
+    failures = [f for f in state.get("failures", []) if f["role"] in DIAGNOSIS_ROLES]
+    records = [r for r in state.get("usage", []) if r["role"] in DIAGNOSIS_ROLES]
+    incomplete = sorted(set(state.get("not_assessed", [])))
+    if not failures and not incomplete:
+        return [], []
+    parsed_any = any(r.get("ok", True) for r in records)
+    if records and not parsed_any:
+        return ["parse_failed"], incomplete
+    return (["partial"] if incomplete or failures else []), incomplete
+
+
+async def report(state: State, runtime: Runtime[GazeContext]) -> Update:
+    """The report, with its run manifest; closes the run's services if the graph opened them."""
     ctx = runtime.context
+    svc = await services(runtime)
+    try:
+        return {"report": (await _report(state, ctx, svc)).model_dump(mode="json")}
+    finally:
+        await finish(runtime)
+
+
+async def _report(state: State, ctx: GazeContext, svc: RunServices) -> Report:
     failures = state.get("failures", [])
-    flags = list(state.get("decode_flags", []))
+    flags, incomplete = diagnosis_flags(state)
+    flags += list(state.get("decode_flags", []))
     events = [Event.model_validate(e) for e in state.get("events", [])]
-    if failures:  # DESIGN: output that cannot be parsed gives an empty, flagged report
-        flags.insert(0, "parse_failed")
+    if "parse_failed" in flags:
         events = []
     signals = None
     if "signals" in ctx.judges:
-        sampling = services(ctx).sampling
-        series, _ = await asyncio.wrap_future(store.pixel_evidence(state["video"], sampling))
-        signals = pixel_signals(store.decoded(state["video"], sampling), series)
+        series, _ = await svc.clips.pixel_evidence(state["video"])
+        signals = pixel_signals(await svc.clips.decoded(state["video"]), series)
     judge_failures = state.get("judge_failures", [])
     if judge_failures:
         flags.append("judge_failed")
@@ -96,7 +126,7 @@ async def report(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
         clip=ClipInfo.model_validate(state["clip"]),
         events=events,
         flags=flags,
-        assessment=graph_assessment(ctx),
+        assessment=graph_assessment(ctx, incomplete),
         signals=signals,
         rejected=[_rejection(h) for h in state.get("rejected", [])],
         problems=[f"{f['role']} ({f['where']}): {f['detail']}" for f in failures + judge_failures],
@@ -104,19 +134,18 @@ async def report(state: State, runtime: Runtime[GazeContext]) -> dict[str, Any]:
         ia=JudgeScore.model_validate(state["ia"]) if state.get("ia") else None,
         progress=ProgressCurve.model_validate(state["progress"]) if state.get("progress") else None,
         consistency=consistency,
-        manifest=manifest(state, ctx),
+        manifest=manifest(state, ctx, svc.caller),
     )
-    return {"report": result.model_dump(mode="json")}
+    return result
 
 
-def _rejection(h: dict[str, Any]) -> RejectedHypothesis:
-    return RejectedHypothesis.model_validate(
-        {
-            "dimension": h["dimension"],
-            "type": h["type"],
-            "start_s": h["start_s"],
-            "end_s": h["end_s"],
-            "confidence": h["confidence"],
-            "reason": h["reason"],
-        }
+def _rejection(h: CheckedHypothesis) -> RejectedHypothesis:
+    return RejectedHypothesis(
+        dimension=h["dimension"],
+        type=h["type"],
+        start_s=h["start_s"],
+        end_s=h["end_s"],
+        confidence=h["confidence"],
+        reason=h["reason"],
+        source=h.get("source", "specialist"),
     )

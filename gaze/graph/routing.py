@@ -1,30 +1,17 @@
-"""Fan-out edges (pure functions of state): one observe call per window, one specialist call per
-segment x routed dimension."""
+"""The fan-out edge (a pure function of state): one specialist call per segment x routed
+dimension, or straight to the critic when nothing was routed."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from langgraph.types import Send
 
 from gaze.graph.nodes import observations_text, pixel_hints_text
-from gaze.graph.state import ObserveTask, SpecialistTask, State
+from gaze.graph.state import SpecialistTask, State
 
 
-def to_observers(state: State) -> list[Send]:
-    return [
-        Send(
-            "observe",
-            ObserveTask(
-                window=w,
-                video=state["video"],
-                instruction=state["instruction"],
-                task_memory=state.get("task_memory"),
-            ),
-        )
-        for w in state["windows"]
-    ]
-
-
-def to_specialists(state: State) -> list[Send] | str:
+def to_specialists(state: State) -> list[Send] | Literal["critic"]:
     segments = {s["id"]: s for s in state.get("segments", [])}
     clip_end = float(state["clip"]["duration_s"])
     sends = []

@@ -8,19 +8,9 @@ unexamined. Long segments are split so one specialist call never sees too many f
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypedDict
 
 from gaze.agents.observer import ACTIVE
-
-
-class Segment(TypedDict):
-    """A span of windows examined together."""
-
-    id: str
-    subtask_id: str | None
-    start_s: float
-    end_s: float
-    windows: list[int]
+from gaze.schema.records import Observation, Segment, WindowRef
 
 
 def _runs(indices: Sequence[int]) -> list[list[int]]:
@@ -34,8 +24,8 @@ def _runs(indices: Sequence[int]) -> list[list[int]]:
 
 
 def align_segments(
-    windows: Sequence[dict[str, Any]],
-    observations: Sequence[dict[str, Any]],
+    windows: Sequence[WindowRef],
+    observations: Sequence[Observation],
     subtask_ids: Sequence[str],
     max_windows: int = 2,
 ) -> list[Segment]:
@@ -43,7 +33,7 @@ def align_segments(
     by_index = {w["index"]: w for w in windows}
     claimed: dict[str, list[int]] = {sid: [] for sid in subtask_ids}
     for obs in observations:
-        for status in obs.get("subtask_status", []):
+        for status in obs["subtask_status"]:
             if status["subtask_id"] in claimed and status["status"] in ACTIVE:
                 claimed[status["subtask_id"]].append(obs["window"])
     pieces: list[tuple[str | None, list[int]]] = []

@@ -1,26 +1,49 @@
-"""Run-scoped services built from the context once per run: the caller (backbones, cache,
-concurrency, retry) and the sampling settings."""
+"""Run-scoped services: the caller (backbones, cache, concurrency, backoff) and the run's clip
+store (decoded frames, pixel evidence). One ``RunServices`` object belongs to one graph run.
+
+Who owns it:
+- ``gaze.diagnose`` / ``bench run`` open it with ``open_run`` before streaming the graph (with
+  that run id in the config) and close it afterwards, whatever happened;
+- a run nobody opened (LangGraph Studio, ``graph.ainvoke``) gets services built from its context
+  on first use; the report node closes them, and at most ``MAX_ORPHANS`` runs that died before
+  their report are kept (the oldest are closed first).
+Nothing is stored on the context object and nothing is global but this table of open runs.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import uuid
+from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from langgraph.runtime import Runtime
+
 from gaze.errors import GazeInputError
 from gaze.graph.context import JUDGES, GazeContext
-from gaze.models.cache import ResponseCache, public_endpoint
+from gaze.models.cache import ResponseCache
 from gaze.models.caller import Caller, RetryPolicy
-from gaze.models.registry import bind_roles
+from gaze.models.protocol import Backbone
+from gaze.models.registry import bind_roles, preflight
+from gaze.video.store import ClipStore
 from gaze.video.windows import SamplingSettings
 
-_SLOT = "_gaze_services"
+MAX_ORPHANS = 8
 
 
 @dataclass
-class Services:
+class RunServices:
     caller: Caller
     sampling: SamplingSettings
+    clips: ClipStore
+    owns_caller: bool = True
+
+    async def aclose(self) -> None:
+        self.clips.close()
+        if self.owns_caller:
+            await self.caller.aclose()
 
 
 def check_context(ctx: GazeContext) -> None:
@@ -38,33 +61,114 @@ def check_context(ctx: GazeContext) -> None:
         raise GazeInputError("critic_threshold must be in [0, 1] and merge_iou in (0, 1]")
     if ctx.window_s <= 0 or ctx.frames_per_window < 1 or ctx.max_frames_per_call < 1:
         raise GazeInputError("window_s, frames_per_window and max_frames_per_call must be positive")
+    if ctx.max_retries < 0 or ctx.concurrency < 1:
+        raise GazeInputError("max_retries must be >= 0 and concurrency >= 1")
+    if not 0 <= ctx.temperature <= 2:
+        raise GazeInputError("temperature must be in [0, 2]")
 
 
-def build_services(ctx: GazeContext) -> Services:
-    check_context(ctx)
-    base_url = ctx.resolved_base_url()
-    bindings = bind_roles(ctx.resolved_model(), ctx.roles, base_url, ctx.backbones)
-    endpoint = public_endpoint(base_url)
-    caller = Caller(
-        bindings,
-        endpoints={"default": endpoint},
-        cache=ResponseCache() if ctx.use_cache else None,
-        concurrency=ctx.concurrency,
-        retry=RetryPolicy(attempts=ctx.retry_attempts, initial_s=ctx.retry_initial_s),
-    )
-    sampling = SamplingSettings(
+def sampling_of(ctx: GazeContext) -> SamplingSettings:
+    return SamplingSettings(
         window_s=ctx.window_s, frames_per_window=ctx.frames_per_window, max_side=ctx.max_side
     )
-    return Services(caller, sampling)
 
 
-def services(ctx: GazeContext) -> Services:
-    """The run's services, built on first use in the running event loop (a context reused in a
-    later ``asyncio.run`` gets fresh ones: semaphores belong to one loop)."""
-    loop = asyncio.get_running_loop()
-    slot: dict[str, Any] = vars(ctx)
-    held = slot.get(_SLOT)
-    if held is None or held[0] is not loop:
-        held = (loop, build_services(ctx))
-        slot[_SLOT] = held
-    return held[1]
+def build_caller(
+    ctx: GazeContext, backbones: Mapping[str, Backbone] | None = None, *, check: bool = True
+) -> Caller:
+    """The caller a context describes; ``backbones`` (objects, from Python) win over names.
+    Builds SDK clients (reads certificates): call it from a worker thread inside a server."""
+    check_context(ctx)
+    bindings = bind_roles(ctx.resolved_model(), ctx.roles, ctx.resolved_base_url(), backbones)
+    retry = RetryPolicy(initial_s=ctx.retry_initial_s, max_s=ctx.retry_max_s)
+
+    async def start_check(backbone: Backbone, where: str) -> None:
+        await preflight(backbone, where, attempts=1 + ctx.max_retries, retry=retry)
+
+    return Caller(
+        bindings.backbones,
+        endpoints=bindings.endpoints,
+        cache=ResponseCache() if ctx.use_cache else None,
+        concurrency=ctx.concurrency,
+        retry=retry,
+        temperature=ctx.temperature,
+        check=start_check if check else None,
+    )
+
+
+_open: OrderedDict[str, RunServices] = OrderedDict()
+_orphans: OrderedDict[str, None] = OrderedDict()
+
+
+def new_run_id() -> str:
+    return str(uuid.uuid4())
+
+
+def open_run(
+    run_id: str, ctx: GazeContext, *, caller: Caller | None = None, **caller_options: Any
+) -> RunServices:
+    """Services for the run ``run_id`` (pass a shared ``caller`` to reuse its cache and limits
+    across runs; the run then does not close it)."""
+    if run_id in _open:
+        raise RuntimeError(f"run {run_id} is already open")
+    services = RunServices(
+        caller=caller or build_caller(ctx, **caller_options),
+        sampling=sampling_of(ctx),
+        clips=ClipStore(sampling_of(ctx)),
+        owns_caller=caller is None,
+    )
+    _open[run_id] = services
+    return services
+
+
+async def close_run(run_id: str) -> None:
+    services = _open.pop(run_id, None)
+    _orphans.pop(run_id, None)
+    if services is not None:
+        await services.aclose()
+
+
+def _run_key(runtime: Runtime[GazeContext]) -> str:
+    info = runtime.execution_info
+    if info is not None and info.run_id is not None:
+        return str(info.run_id)
+    # no run id given (a bare graph.ainvoke): the context object is the run's identity
+    return f"context:{id(runtime.context)}"
+
+
+_building: dict[str, asyncio.Future[RunServices]] = {}
+
+
+async def _open_orphan(key: str, ctx: GazeContext) -> RunServices:
+    try:
+        caller = await asyncio.to_thread(build_caller, ctx)
+        opened = open_run(key, ctx, caller=caller)
+        opened.owns_caller = True
+        _orphans[key] = None
+        while len(_orphans) > MAX_ORPHANS:
+            oldest, _ = _orphans.popitem(last=False)
+            await close_run(oldest)
+        return opened
+    finally:
+        _building.pop(key, None)
+
+
+async def services(runtime: Runtime[GazeContext]) -> RunServices:
+    """The services of the run this node belongs to, built on first use when nobody opened
+    them (client construction in a worker thread: no blocking I/O on the event loop)."""
+    key = _run_key(runtime)
+    found = _open.get(key)
+    if found is not None:
+        return found
+    job = _building.get(key)
+    if job is None:
+        job = asyncio.ensure_future(_open_orphan(key, runtime.context))
+        _building[key] = job
+    return await asyncio.shield(job)
+
+
+async def finish(runtime: Runtime[GazeContext]) -> None:
+    """Called by the report node: closes services that the graph itself opened."""
+    key = _run_key(runtime)
+    if key in _orphans:
+        await close_run(key)

@@ -1,21 +1,69 @@
-"""Graph state: what goes in, what nodes share (with reducers where parallel nodes write), and
-what comes out. Everything is plain JSON data so any checkpointer can store it."""
+"""Graph state: what goes in, what nodes share (with a reducer on every field that parallel nodes
+write), and what comes out. Everything is plain JSON data so any checkpointer can store it, and
+every record has its own type so Studio and mypy can tell a window from a hypothesis.
+
+``typing_extensions.TypedDict`` throughout: pydantic (and so the LangGraph server's schema
+endpoints) cannot read ``typing.TypedDict`` before Python 3.12.
+"""
 
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, NotRequired, TypedDict
+from typing import Annotated, Any, NotRequired
+
+from typing_extensions import TypedDict
 
 from gaze.models.caller import CallRecord
+from gaze.schema.codebook import DimensionName
+from gaze.schema.records import (
+    CheckedHypothesis,
+    ClipRecord,
+    EventRecord,
+    Failure,
+    Hypothesis,
+    JudgeScoreRecord,
+    Observation,
+    ProgressRecord,
+    Route,
+    SceneMemoryRecord,
+    Segment,
+    TaskMemoryRecord,
+    WindowRef,
+)
+
+__all__ = [
+    "TaskMemoryRecord",
+    "SceneMemoryRecord",
+    "ProgressRecord",
+    "JudgeScoreRecord",
+    "ClipRecord",
+    "EventRecord",
+    "Failure",
+    "Hypothesis",
+    "InputState",
+    "Observation",
+    "OutputState",
+    "Route",
+    "Segment",
+    "SpecialistTask",
+    "State",
+    "Update",
+    "CheckedHypothesis",
+    "WindowRef",
+]
 
 
 class InputState(TypedDict):
     """What a caller provides."""
 
     video: str
+    """Path of the clip (mp4, webm, avi, mkv, gif)."""
     instruction: str
+    """The task instruction the clip should carry out."""
     initial_frame: NotRequired[str | None]
+    """Image of the initial scene (default: the clip's first frame)."""
     clip_id: NotRequired[str | None]
+    """Identifier used in the report (default: the file name)."""
 
 
 class OutputState(TypedDict):
@@ -24,49 +72,49 @@ class OutputState(TypedDict):
     report: dict[str, Any]
 
 
-class State(InputState, total=False):
-    """Everything nodes share during a run."""
+class Update(TypedDict, total=False):
+    """What nodes write: every field a node may return (a node returns only its own)."""
 
     started_at: float
-    clip: dict[str, Any]
-    windows: list[dict[str, Any]]
+    clip: ClipRecord
+    windows: list[WindowRef]
     decode_flags: list[str]
-    pixel_events: list[dict[str, Any]]
-    task_memory: dict[str, Any] | None
-    scene_memory: dict[str, Any] | None
-    observations: Annotated[list[dict[str, Any]], operator.add]
-    segments: list[dict[str, Any]]
-    routes: list[dict[str, Any]]
-    hypotheses: Annotated[list[dict[str, Any]], operator.add]
-    rejected: list[dict[str, Any]]
-    events: list[dict[str, Any]]
-    pa: dict[str, Any] | None
-    ia: dict[str, Any] | None
-    progress: dict[str, Any] | None
+    pixel_events: list[EventRecord]
+    task_memory: TaskMemoryRecord | None
+    scene_memory: SceneMemoryRecord | None
+    observations: Annotated[list[Observation], operator.add]
+    segments: list[Segment]
+    routes: list[Route]
+    hypotheses: Annotated[list[Hypothesis], operator.add]
+    rejected: list[CheckedHypothesis]
+    events: list[EventRecord]
+    pa: JudgeScoreRecord | None
+    ia: JudgeScoreRecord | None
+    progress: ProgressRecord | None
     usage: Annotated[list[CallRecord], operator.add]
-    failures: Annotated[list[dict[str, str]], operator.add]
-    judge_failures: Annotated[list[dict[str, str]], operator.add]
+    failures: Annotated[list[Failure], operator.add]
+    not_assessed: Annotated[list[str], operator.add]
+    """Windows and segment x dimension pairs whose calls never gave usable output."""
+    judge_failures: Annotated[list[Failure], operator.add]
+    prompts: Annotated[list[str], operator.add]
+    """Ids of every prompt a call of this run used (the manifest records their hashes)."""
     report: dict[str, Any]
+    """The report as JSON data (``gaze.schema.Report``)."""
 
 
-class ObserveTask(TypedDict):
-    """The payload of one observe call (sent with ``Send``)."""
-
-    window: dict[str, Any]
-    video: str
-    instruction: str
-    task_memory: dict[str, Any] | None
+class State(InputState, Update):
+    """Everything nodes share during a run: the input and every node's writes."""
 
 
 class SpecialistTask(TypedDict):
     """The payload of one specialist call: a segment and a routed dimension."""
 
-    segment: dict[str, Any]
-    dimension: str
+    segment: Segment
+    dimension: DimensionName
     video: str
     instruction: str
     clip_end_s: float
-    task_memory: dict[str, Any] | None
-    scene_memory: dict[str, Any] | None
+    task_memory: TaskMemoryRecord | None
+    scene_memory: SceneMemoryRecord | None
     observations: str
     pixel_hints: str

@@ -196,7 +196,7 @@ class Recorder:
 
 
 def make_judge(spec: str) -> SimilarityJudge:
-    """``lexical`` | ``embed`` | ``table:FILE`` (``llm`` needs a model: see gaze.bench.scoring)."""
+    """``lexical`` | ``embed`` | ``table:FILE`` (``llm`` needs a model: gaze.bench.score_job)."""
     if spec == "lexical":
         return LexicalJudge()
     if spec == "embed":

@@ -6,6 +6,7 @@ schema and the sampling parameters; it never contains credentials.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -54,37 +55,57 @@ def cache_key(provider: str, model: str, endpoint: str, request: ModelRequest) -
 
 
 class ResponseCache:
-    """Thread-safe SQLite store of replies by key."""
+    """Thread-safe SQLite store of replies by key. Nothing touches the disk until the first
+    look-up, and the async methods do their I/O in a worker thread, never on the event loop."""
 
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = Path(folder or default_cache_dir())
-        self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / "responses.sqlite"
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(
+        self._db: sqlite3.Connection | None = None
+
+    def _connection(self) -> sqlite3.Connection:
+        # called with the lock held
+        if self._db is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(
                 "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, text TEXT NOT NULL, "
                 "input_tokens INTEGER, output_tokens INTEGER)"
             )
-            self._db.commit()
+            db.commit()
+            self._db = db
+        return self._db
 
     def get(self, key: str) -> ModelReply | None:
         with self._lock:
-            row = self._db.execute(
-                "SELECT text, input_tokens, output_tokens FROM replies WHERE key = ?", (key,)
-            ).fetchone()
+            row = (
+                self._connection()
+                .execute(
+                    "SELECT text, input_tokens, output_tokens FROM replies WHERE key = ?", (key,)
+                )
+                .fetchone()
+            )
         return None if row is None else ModelReply(row[0], row[1] or 0, row[2] or 0)
 
     def put(self, key: str, reply: ModelReply) -> None:
         with self._lock:
-            self._db.execute(
+            db = self._connection()
+            db.execute(
                 "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?)",
                 (key, reply.text, reply.input_tokens, reply.output_tokens),
             )
-            self._db.commit()
+            db.commit()
+
+    async def aget(self, key: str) -> ModelReply | None:
+        return await asyncio.to_thread(self.get, key)
+
+    async def aput(self, key: str, reply: ModelReply) -> None:
+        await asyncio.to_thread(self.put, key, reply)
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            if self._db is not None:
+                self._db.close()
+                self._db = None

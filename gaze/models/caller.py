@@ -1,5 +1,10 @@
-"""Every backbone call goes through here: cache, bounded concurrency, backoff on transient errors,
-and a usage record for the run manifest."""
+"""Every backbone request goes through here: the response cache, bounded concurrency, a lazy
+start-up check per backbone, the backoff pause after a transient error, and a record of every
+HTTP attempt for the run manifest (failed attempts included).
+
+The retry loop itself lives in ``gaze.models.structured.ask``: one budget per call, shared by
+transport errors and unparseable replies.
+"""
 
 from __future__ import annotations
 
@@ -9,17 +14,16 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
-from tenacity.wait import wait_base
+from typing_extensions import TypedDict
 
 from gaze.models.cache import ResponseCache, cache_key
 from gaze.models.protocol import Backbone, ModelReply, ModelRequest, TransientModelError
 
 
 class CallRecord(TypedDict):
-    """One backbone call as the run manifest counts it."""
+    """One request (or cache hit) as the run manifest counts it."""
 
     role: str
     model: str
@@ -29,36 +33,32 @@ class CallRecord(TypedDict):
     latency_s: float
     cache_hit: bool
     attempts: int
+    ok: bool
+    """False for an attempt that got no usable reply (transport error, refusal, bad output)."""
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Backoff for transient errors (timeouts, 429, 5xx, resets)."""
+    """Pauses between attempts after a transient error (timeouts, 429, 5xx, resets)."""
 
-    attempts: int = 5
     initial_s: float = 0.5
     max_s: float = 30.0
+    """Longest pause, a server's Retry-After included (a larger one is capped to this)."""
 
-
-class _BackoffWait(wait_base):
-    """Exponential backoff with full jitter; a server's Retry-After wins when it gives one."""
-
-    def __init__(self, policy: RetryPolicy, rng: random.Random) -> None:
-        self.policy = policy
-        self.rng = rng
-
-    def __call__(self, retry_state: RetryCallState) -> float:
-        error = retry_state.outcome.exception() if retry_state.outcome else None
+    def pause(self, attempt: int, error: Exception | None, rng: random.Random) -> float:
+        """Exponential backoff with full jitter; a server's Retry-After wins when it gives one."""
         if isinstance(error, TransientModelError) and error.retry_after is not None:
-            return min(max(error.retry_after, 0.0), self.policy.max_s)
-        ceiling = min(
-            self.policy.max_s, self.policy.initial_s * 2 ** (retry_state.attempt_number - 1)
-        )
-        return self.rng.uniform(ceiling / 2, ceiling)
+            return min(max(error.retry_after, 0.0), self.max_s)
+        ceiling = min(self.max_s, self.initial_s * 2 ** max(0, attempt - 1))
+        return rng.uniform(ceiling / 2, ceiling)
+
+
+Check = Callable[[Backbone, str], Any]
+"""The start-up check of a backbone: an awaitable that raises ModelConfigError when unusable."""
 
 
 class Caller:
-    """Binds roles to backbones and makes their calls reliably and countably."""
+    """Binds roles to backbones and makes their requests reliably and countably."""
 
     def __init__(
         self,
@@ -68,12 +68,17 @@ class Caller:
         cache: ResponseCache | None = None,
         concurrency: int = 16,
         retry: RetryPolicy | None = None,
+        temperature: float = 0.0,
+        check: Check | None = None,
         seed: int = 0,
     ) -> None:
         self.bindings = dict(bindings)
         self.endpoints = dict(endpoints or {})
         self.cache = cache
         self.retry = retry or RetryPolicy()
+        self.temperature = temperature
+        self._check = check
+        self._checked: dict[int, asyncio.Future[None]] = {}
         self._semaphore = asyncio.Semaphore(max(1, concurrency))
         self._rng = random.Random(seed)
 
@@ -87,11 +92,13 @@ class Caller:
         backbone = self.backbone(role)
         return f"{backbone.provider}:{backbone.model}"
 
-    async def complete(self, request: ModelRequest) -> tuple[ModelReply, CallRecord]:
+    def key(self, request: ModelRequest) -> str:
         backbone = self.backbone(request.role)
         endpoint = self.endpoints.get(request.role, self.endpoints.get("default", ""))
-        key = cache_key(backbone.provider, backbone.model, endpoint, request)
-        record = CallRecord(
+        return cache_key(backbone.provider, backbone.model, endpoint, request)
+
+    def new_record(self, request: ModelRequest) -> CallRecord:
+        return CallRecord(
             role=request.role,
             model=self.model_name(request.role),
             input_tokens=0,
@@ -99,40 +106,75 @@ class Caller:
             images=request.images,
             latency_s=0.0,
             cache_hit=False,
-            attempts=0,
+            attempts=1,
+            ok=True,
         )
-        cached = self.cache.get(key) if self.cache else None
-        if cached is not None:
-            record["cache_hit"] = True
-            record["images"] = 0
-            return cached, record
+
+    async def cached(self, request: ModelRequest) -> tuple[ModelReply, CallRecord] | None:
+        """The validated reply stored for this request, if any (no request is sent)."""
+        if self.cache is None:
+            return None
+        reply = await self.cache.aget(self.key(request))
+        if reply is None:
+            return None
+        record = self.new_record(request)
+        record["cache_hit"] = True
+        record["images"] = 0
+        record["attempts"] = 0
+        return reply, record
+
+    async def remember(self, request: ModelRequest, reply: ModelReply) -> None:
+        """Store a reply that validated (only those: a bad reply must not stick)."""
+        if self.cache is not None and reply.refusal is None:
+            await self.cache.aput(self.key(request), reply)
+
+    async def _ensure_checked(self, backbone: Backbone, role: str) -> None:
+        """Run the start-up check once per backbone, before its first real request (a rerun
+        answered wholly from the cache never needs the server)."""
+        if self._check is None:
+            return
+        job = self._checked.get(id(backbone))
+        if job is None:
+            where = f"{backbone.provider}:{backbone.model} ({role})"
+            job = asyncio.ensure_future(self._check(backbone, where))
+            self._checked[id(backbone)] = job
+        await asyncio.shield(job)
+
+    async def send(self, request: ModelRequest, record: CallRecord) -> ModelReply:
+        """One request to the role's backbone (no cache, no retry); ``record`` is filled in
+        whether it succeeds or raises."""
+        backbone = self.backbone(request.role)
+        await self._ensure_checked(backbone, request.role)
         started = time.perf_counter()
         async with self._semaphore:
-            async for attempt in AsyncRetrying(
-                retry=retry_if_exception_type(TransientModelError),
-                stop=stop_after_attempt(self.retry.attempts),
-                wait=_BackoffWait(self.retry, self._rng),
-                reraise=True,
-            ):
-                with attempt:
-                    record["attempts"] += 1
-                    reply = await backbone.complete(request)
-        record["latency_s"] = round(time.perf_counter() - started, 4)
+            try:
+                reply = await backbone.complete(request)
+            except BaseException:
+                record["ok"] = False
+                raise
+            finally:
+                record["latency_s"] = round(time.perf_counter() - started, 4)
         record["input_tokens"] = reply.input_tokens
         record["output_tokens"] = reply.output_tokens
-        if self.cache is not None and reply.refusal is None:
-            self.cache.put(key, reply)
-        return reply, record
+        return reply
+
+    async def pause(self, attempt: int, error: Exception) -> None:
+        await asyncio.sleep(self.retry.pause(attempt, error, self._rng))
+
+    async def aclose(self) -> None:
+        if self.cache is not None:
+            await asyncio.to_thread(self.cache.close)
 
 
 def usage_totals(records: list[CallRecord], cost: Callable[[int, int], float]) -> dict[str, Any]:
-    """The run manifest's accounting of a list of call records: calls per role (backbone calls
-    only), tokens, images, cache hits, and the cost of the tokens actually billed (not those
-    replayed from the cache)."""
-    calls = Counter(r["role"] for r in records if not r["cache_hit"])
+    """The run manifest's accounting of a list of call records: requests per role (every HTTP
+    attempt, failed ones included), tokens, images, cache hits, and the cost of the tokens
+    actually billed (not those replayed from the cache)."""
     billed = [r for r in records if not r["cache_hit"]]
+    calls = Counter(r["role"] for r in billed)
     return {
         "calls": dict(sorted(calls.items())),
+        "failed_requests": sum(1 for r in billed if not r.get("ok", True)),
         "input_tokens": sum(r["input_tokens"] for r in records),
         "output_tokens": sum(r["output_tokens"] for r in records),
         "images": sum(r["images"] for r in records),

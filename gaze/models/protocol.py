@@ -107,5 +107,10 @@ class ModelCallError(Exception):
     """The call failed for good (e.g. a 400): the output counts as unparseable."""
 
 
+class NoReplyError(Exception):
+    """A call got no reply at all within its budget (server down, timeouts): the clip fails
+    (a batch records it and retries it on resume), it is never reported as clean."""
+
+
 class ModelConfigError(GazeInputError):
     """The backbone cannot work at all (bad key, unknown model, no image support): exit 2."""

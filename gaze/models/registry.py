@@ -1,10 +1,17 @@
-"""Model names (``provider:model``), role bindings, and the pre-flight check of a backbone."""
+"""Model names (``provider:model``), role bindings (each role may have its own endpoint and
+key variable), and the start-up check of a backbone."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import random
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from gaze.errors import GazeInputError
+from gaze.models.cache import public_endpoint
+from gaze.models.caller import RetryPolicy
 from gaze.models.protocol import (
     ROLES,
     Backbone,
@@ -31,16 +38,41 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return provider, model
 
 
-def make_backbone(spec: str, base_url: str | None = None) -> Backbone:
+@dataclass(frozen=True)
+class RoleSpec:
+    """A role's backbone as written: ``PROVIDER:MODEL[,base_url=URL][,key_env=VARIABLE]``."""
+
+    model: str
+    base_url: str | None = None
+    key_env: str | None = None
+
+    @staticmethod
+    def parse(text: str) -> RoleSpec:
+        model, *options = text.split(",")
+        parse_spec(model)
+        found: dict[str, str] = {}
+        for option in options:
+            name, sep, value = option.partition("=")
+            if not sep or name not in ("base_url", "key_env") or not value:
+                raise GazeInputError(
+                    f"{text!r}: options after the model are base_url=URL and key_env=VARIABLE"
+                )
+            found[name] = value
+        return RoleSpec(model, found.get("base_url"), found.get("key_env"))
+
+
+def make_backbone(spec: str, base_url: str | None = None, key_env: str | None = None) -> Backbone:
     provider, model = parse_spec(spec)
+    if key_env is not None and not os.environ.get(key_env):
+        raise ModelConfigError(f"{spec}: the key variable {key_env} is not set")
     if provider == "openai":
         from gaze.models.providers.openai_chat import OpenAIChat
 
-        return OpenAIChat(model, base_url=base_url)
+        return OpenAIChat(model, base_url=base_url, key_env=key_env)
     if provider == "gemini":
         from gaze.models.providers.gemini import GeminiChat
 
-        return GeminiChat(model, base_url=base_url)
+        return GeminiChat(model, base_url=base_url, key_env=key_env)
     if provider == "vllm":
         from gaze.models.providers.vllm_engine import VLLMEngine
 
@@ -61,9 +93,17 @@ def parse_role_bindings(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
             raise GazeInputError(
                 f"--role {pair!r}: expected ROLE=PROVIDER:MODEL with ROLE one of {', '.join(ROLES)}"
             )
-        parse_spec(spec)
+        RoleSpec.parse(spec)
         out[role] = spec
     return out
+
+
+@dataclass
+class Bindings:
+    """Backbones by role ('default' for every role not bound) and each role's endpoint."""
+
+    backbones: dict[str, Backbone]
+    endpoints: dict[str, str]
 
 
 def bind_roles(
@@ -71,25 +111,31 @@ def bind_roles(
     roles: Mapping[str, str],
     base_url: str | None,
     given: Mapping[str, Backbone] | None = None,
-) -> dict[str, Backbone]:
-    """One backbone per distinct model name; ``given`` objects (from Python) win."""
+) -> Bindings:
+    """One backbone per distinct model and endpoint; ``given`` objects (from Python) win."""
     given = dict(given or {})
     if default is None and "default" not in given:
         raise GazeInputError("no model configured")
-    built: dict[str, Backbone] = {}
+    built: dict[RoleSpec, Backbone] = {}
 
-    def backbone_for(spec: str) -> Backbone:
+    def backbone_for(spec: RoleSpec) -> Backbone:
         if spec not in built:
-            built[spec] = make_backbone(spec, base_url)
+            built[spec] = make_backbone(spec.model, spec.base_url, spec.key_env)
         return built[spec]
 
-    bindings: dict[str, Backbone] = {"default": given.get("default") or backbone_for(default or "")}
+    default_spec = RoleSpec(default or "", base_url)
+    backbones: dict[str, Backbone] = {"default": given.get("default") or backbone_for(default_spec)}
+    endpoints = {"default": public_endpoint(base_url)}
     for role in ROLES:
         if role in given:
-            bindings[role] = given[role]
+            backbones[role] = given[role]
         elif role in roles:
-            bindings[role] = backbone_for(roles[role])
-    return bindings
+            spec = RoleSpec.parse(roles[role])
+            if spec.base_url is None:
+                spec = RoleSpec(spec.model, base_url, spec.key_env)
+            backbones[role] = backbone_for(spec)
+            endpoints[role] = public_endpoint(spec.base_url)
+    return Bindings(backbones, endpoints)
 
 
 PROBE_SCHEMA = {
@@ -109,11 +155,16 @@ def probe_jpeg() -> bytes:
     return encode_jpeg(np.full((16, 16, 3), 128, np.uint8))
 
 
-async def preflight(backbone: Backbone, where: str) -> None:
+async def preflight(
+    backbone: Backbone, where: str, *, attempts: int = 4, retry: RetryPolicy | None = None
+) -> None:
     """One tiny call with an image and a JSON schema, so an unusable backbone fails before any
-    clip work: unreachable server, rejected key, unknown model, no image or schema support."""
+    clip work: unreachable server, rejected key, unknown model, no image or schema support.
+    Transient errors get the same budget and backoff as every other call."""
     if backbone.provider == "scripted":
         return
+    policy = retry or RetryPolicy()
+    rng = random.Random(0)
     request = ModelRequest(
         role="preflight",
         messages=(
@@ -126,14 +177,18 @@ async def preflight(backbone: Backbone, where: str) -> None:
         json_schema=PROBE_SCHEMA,
         max_output_tokens=16,
     )
-    try:
-        await backbone.complete(request)
-    except ModelConfigError:
-        raise
-    except TransientModelError as exc:
-        raise ModelConfigError(f"{where}: {exc}") from exc
-    except ModelCallError as exc:
-        raise ModelConfigError(
-            f"{where} rejected a request with an image and a JSON schema ({exc}); "
-            "gaze needs a vision model with structured output"
-        ) from exc
+    for attempt in range(1, max(1, attempts) + 1):
+        try:
+            await backbone.complete(request)
+            return
+        except ModelConfigError:
+            raise
+        except TransientModelError as exc:
+            if attempt >= attempts:
+                raise ModelConfigError(f"{where}: {exc}") from exc
+            await asyncio.sleep(policy.pause(attempt, exc, rng))
+        except ModelCallError as exc:
+            raise ModelConfigError(
+                f"{where} rejected a request with an image and a JSON schema ({exc}); "
+                "gaze needs a vision model with structured output"
+            ) from exc

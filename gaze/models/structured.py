@@ -16,6 +16,7 @@ from gaze.models.protocol import (
     Message,
     ModelCallError,
     ModelRequest,
+    NoReplyError,
     TextPart,
     TransientModelError,
 )
@@ -41,7 +42,8 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
             return [tighten(v) for v in node]
         return node
 
-    return tighten(schema)
+    tightened: dict[str, Any] = tighten(schema)
+    return tightened
 
 
 def extract_json(text: str) -> Any:
@@ -81,13 +83,18 @@ async def ask(
     output: type[T],
     *,
     max_retries: int = 3,
-    temperature: float = 0.0,
+    temperature: float | None = None,
     sample: int = 0,
     parse: Callable[[str], Any] | None = None,
 ) -> Structured[T]:
-    """Call ``role``'s backbone until its reply validates as ``output`` (at most 1 + max_retries
-    calls). Transient errors are retried inside the caller; a call that still fails, a refusal
-    or an invalid reply costs one attempt here."""
+    """Ask ``role``'s backbone until its reply validates as ``output``.
+
+    One budget per call: at most ``1 + max_retries`` requests, whatever goes wrong (a transient
+    error is retried after a backoff pause; a refusal or an invalid reply is retried with the
+    error fed back). A reply that still does not validate gives ``value=None`` with the reason;
+    a call that never got any reply (server down, timeouts) raises ``NoReplyError``: that is a
+    failed clip, not a finding. Only a reply that validated is cached.
+    """
     backbone = caller.backbone(role)
     conversation = list(messages)
     if not backbone.native_json_schema:
@@ -95,22 +102,40 @@ async def ask(
             conversation[0].role, (*conversation[0].parts, TextPart("\n\n" + _schema_hint(output)))
         )
     result: Structured[T] = Structured(value=None)
-    for _ in range(1 + max_retries):
+    replied = False
+    last_error: Exception | None = None
+    attempts = 1 + max(0, max_retries)
+    for attempt in range(1, attempts + 1):
         request = ModelRequest(
             role=role,
             messages=tuple(conversation),
             schema_name=output.__name__,
             json_schema=strict_schema(output),
-            temperature=temperature,
+            temperature=caller.temperature if temperature is None else temperature,
             sample=sample,
         )
-        try:
-            reply, record = await caller.complete(request)
-        except (TransientModelError, ModelCallError) as exc:
-            result.error = f"call failed: {exc}"
-            continue
-        result.records.append(record)
+        hit = await caller.cached(request)
+        if hit is not None:
+            reply, record = hit
+            result.records.append(record)
+        else:
+            record = caller.new_record(request)
+            result.records.append(record)
+            try:
+                reply = await caller.send(request, record)
+            except TransientModelError as exc:
+                last_error = exc
+                result.error = f"no reply: {exc}"
+                if attempt < attempts:
+                    await caller.pause(attempt, exc)
+                continue
+            except ModelCallError as exc:
+                replied = True
+                result.error = f"call failed: {exc}"
+                break  # the server rejected this request: sending it again changes nothing
+        replied = True
         if reply.refusal:
+            record["ok"] = False
             result.error = f"refused: {reply.refusal}"
             conversation += [
                 Message.text("assistant", reply.text or reply.refusal),
@@ -123,9 +148,8 @@ async def ask(
                 if parse is not None
                 else output.model_validate(extract_json(reply.text))
             )
-            result.error = ""
-            return result
         except (ValueError, ValidationError) as exc:
+            record["ok"] = False
             result.error = _short(exc)
             conversation += [
                 Message.text("assistant", reply.text),
@@ -135,6 +159,16 @@ async def ask(
                     "Reply again with only the corrected JSON object.",
                 ),
             ]
+            continue
+        result.error = ""
+        if hit is None:
+            await caller.remember(request, reply)
+        return result
+    if not replied:
+        raise NoReplyError(
+            f"{role}: no reply from {caller.model_name(role)} after {attempts} attempts "
+            f"({last_error})"
+        )
     return result
 
 

@@ -25,7 +25,7 @@ DimensionName = Literal[
     "physical_plausibility",
     "visual_quality",
 ]
-DIMENSIONS: tuple[str, ...] = get_args(DimensionName)
+DIMENSIONS: tuple[DimensionName, ...] = get_args(DimensionName)
 GROUPS: tuple[str, ...] = ("task_semantics", "entity_consistency", "physics_observability")
 TYPES_PER_DIMENSION = 5
 

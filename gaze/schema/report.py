@@ -12,8 +12,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gaze.schema.events import Event
 
+REPORT_FORMAT = "2"
+"""Version of the report's JSON layout (bumped when a field changes meaning or goes away)."""
+
 KNOWN_FLAGS = {
-    "parse_failed": "model output could not be parsed after all retries; events are empty",
+    "parse_failed": "no diagnosis call gave output that parsed after all retries; events are empty",
+    "partial": "some calls never gave usable output: their windows or segment x dimension pairs "
+    "were not assessed (listed in assessment.incomplete); every other event is kept",
+    "judge_failed": "a PA/IA or progress judge gave no usable output",
     "pixel_evidence_only": "no model configured: only what pixel signals show was assessed",
     "duration_capped": "the clip was longer than the analysis cap; only its start was analysed",
     "frame_count_mismatch": "the container's frame count or duration disagrees with decoding",
@@ -101,6 +107,9 @@ class Assessment(BaseModel):
     """Dimensions that were looked at."""
     not_assessed: list[str]
     """Dimensions that were not looked at (and so cannot be called clean)."""
+    incomplete: list[str] = Field(default_factory=list)
+    """Parts not assessed because their calls never gave usable output: ``window N``,
+    ``segK/DIMENSION``, ``segK/critic`` (report flagged ``partial``)."""
     types_checked: list[str] = Field(default_factory=list)
     """Failure types the method can detect at all (empty: every type of the assessed dimensions)."""
     note: str
@@ -138,7 +147,9 @@ class RunManifest(BaseModel):
     settings: dict[str, Any] = Field(default_factory=dict)
     """Run settings (window, frames, thresholds, switches)."""
     calls: dict[str, int] = Field(default_factory=dict)
-    """Role -> number of backbone calls."""
+    """Role -> number of requests sent to a backbone (every attempt, failed ones included)."""
+    failed_requests: int = 0
+    """Requests that got no usable reply (transport errors, refusals, invalid output)."""
     input_tokens: int = 0
     """Input tokens, where providers report them."""
     output_tokens: int = 0
@@ -172,12 +183,17 @@ class RejectedHypothesis(BaseModel):
     """The critic's confidence that the failure is real."""
     reason: str
     """Why it was rejected."""
+    source: Literal["specialist", "pixels"] = "specialist"
+    """Who proposed it: a dimension specialist, or pixel evidence."""
 
 
 class Report(BaseModel):
     """A structured diagnostic report for one clip."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    format: str = REPORT_FORMAT
+    """Version of this JSON layout (``REPORT_FORMAT``)."""
 
     clip_id: str
     """Identifier of the clip."""

@@ -1,19 +1,15 @@
-"""Decoded clips kept in memory for the nodes of a run (frames never travel in graph state).
+"""A run's decoded clips: each clip is decoded once per run, however many nodes ask, and its
+frames belong to that run (they are dropped when the run closes its store).
 
-Graph state holds only a reference (path + sampling settings); any node can get the frames back,
-and a clip evicted from this small cache (or a restarted server) is simply decoded again.
-Decoding and pixel evidence run in background threads: the graph starts them when the clip
-loads and waits for them only where their results are needed, so they overlap the first
-backbone calls instead of delaying them.
+Frames never travel in graph state: state holds the path, nodes ask the run's store. Decoding
+and the pixel pass run in worker threads (never on the event loop: LangGraph's server refuses
+blocking calls there); concurrent askers await the same task.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
-from functools import lru_cache
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,66 +25,14 @@ from gaze.video.frames import resize_max_side
 from gaze.video.signals import SignalSeries, compute_signals
 from gaze.video.windows import SamplingSettings
 
-MAX_CLIPS = 4
+PixelEvidence = tuple[SignalSeries, list[Event]]
 T = TypeVar("T")
 
-_lock = threading.Lock()
-_decode_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gaze-decode")
-_pixel_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gaze-pixels")
-_decodes: OrderedDict[tuple[Any, ...], Future[DecodedClip]] = OrderedDict()
-_pixel_jobs: OrderedDict[tuple[Any, ...], Future[tuple[SignalSeries, list[Event]]]] = OrderedDict()
 
-
-def _key(path: str, settings: SamplingSettings) -> tuple[Any, ...]:
-    stat = Path(path).stat()
-    return (str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size, settings)
-
-
-def _remember(
-    table: OrderedDict[tuple[Any, ...], Future[T]], key: tuple[Any, ...], start: Any
-) -> Future[T]:
-    with _lock:
-        job = table.get(key)
-        if job is None:
-            job = start()
-            table[key] = job
-            while len(table) > MAX_CLIPS:
-                table.popitem(last=False)
-        else:
-            table.move_to_end(key)
-        return job
-
-
-def start_decode(path: str, settings: SamplingSettings) -> Future[DecodedClip]:
-    """Decode the clip (frames encoded once) in the background, or return the job already
-    running or done for it."""
-    return _remember(
-        _decodes,
-        _key(path, settings),
-        lambda: _decode_pool.submit(open_clip, path, settings, encode=True),
-    )
-
-
-def decoded(path: str, settings: SamplingSettings) -> DecodedClip:
-    """The decoded clip, waiting for its decode if it is still running."""
-    return start_decode(path, settings).result()
-
-
-async def decoded_async(path: str, settings: SamplingSettings) -> DecodedClip:
-    return await asyncio.wrap_future(start_decode(path, settings))
-
-
-def first_frame(path: str, max_side: int) -> np.ndarray:
+def read_first_frame(path: str, max_side: int) -> np.ndarray:
     """The clip's first frame, read on its own (milliseconds), so grounding need not wait for
     the whole clip to decode. Raises GazeInputError for anything that is not a video."""
     check_video_path(Path(path))
-    stat = Path(path).stat()
-    return _first_frame(str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size, max_side)
-
-
-@lru_cache(maxsize=MAX_CLIPS)
-def _first_frame(path: str, mtime_ns: int, size: int, max_side: int) -> np.ndarray:
-    # read once per file version: load_clip checks it, both grounding nodes use it
     cap = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG)
     try:
         ok, frame = cap.read() if cap.isOpened() else (False, None)
@@ -102,6 +46,58 @@ def _first_frame(path: str, mtime_ns: int, size: int, max_side: int) -> np.ndarr
     return resize_max_side(frame, max_side)
 
 
+def measure_pixels(clip: DecodedClip) -> PixelEvidence:
+    """Pixel signals and candidate events of a decoded clip (pure CPU work)."""
+    signals = compute_signals(clip.analysis)
+    return signals, detect(clip.analysis, signals)
+
+
+class ClipStore:
+    """Decoded clips, first frames and pixel evidence of one run, each computed once."""
+
+    def __init__(self, sampling: SamplingSettings) -> None:
+        self.sampling = sampling
+        self.decodes = 0
+        """How many decodes this store started (benchmarks and tests count them)."""
+        self._tasks: dict[tuple[str, str], asyncio.Future[Any]] = {}
+
+    async def _once(self, kind: str, path: str, start: Callable[[], Awaitable[T]]) -> T:
+        key = (kind, str(Path(path).resolve()))
+        task = self._tasks.get(key)
+        if task is None:
+            task = asyncio.ensure_future(start())
+            self._tasks[key] = task
+        result: T = await asyncio.shield(task)  # one asker cancelled never cancels the others
+        return result
+
+    async def first_frame(self, path: str) -> np.ndarray:
+        max_side = self.sampling.max_side
+        return await self._once(
+            "first", path, lambda: asyncio.to_thread(read_first_frame, path, max_side)
+        )
+
+    async def decoded(self, path: str) -> DecodedClip:
+        """The decoded clip (frames encoded once), decoding it if no node has asked yet."""
+
+        def start() -> Awaitable[DecodedClip]:
+            self.decodes += 1
+            return asyncio.to_thread(open_clip, path, self.sampling, encode=True)
+
+        return await self._once("decode", path, start)
+
+    async def pixel_evidence(self, path: str) -> PixelEvidence:
+        async def start() -> PixelEvidence:
+            return await asyncio.to_thread(measure_pixels, await self.decoded(path))
+
+        return await self._once("pixels", path, start)
+
+    def close(self) -> None:
+        """Drop every decoded frame (tasks still running are cancelled)."""
+        for task in self._tasks.values():
+            task.cancel()
+        self._tasks.clear()
+
+
 def window_frames(clip: DecodedClip, window_indices: list[int]) -> list[tuple[float, bytes]]:
     """(time, jpeg) of every sampled frame of the given windows, in time order."""
     out = []
@@ -112,26 +108,3 @@ def window_frames(clip: DecodedClip, window_indices: list[int]) -> list[tuple[fl
                 for i, t in zip(window.frame_indices, window.timestamps_s, strict=True)
             ]
     return out
-
-
-def _measure(path: str, settings: SamplingSettings) -> tuple[SignalSeries, list[Event]]:
-    clip = decoded(path, settings)
-    signals = compute_signals(clip.analysis)
-    return signals, detect(clip.analysis, signals)
-
-
-def pixel_evidence(
-    path: str, settings: SamplingSettings
-) -> Future[tuple[SignalSeries, list[Event]]]:
-    """Pixel signals and candidate events of a clip, computed once in the background (after its
-    decode); the router collects them when it needs them."""
-    return _remember(
-        _pixel_jobs, _key(path, settings), lambda: _pixel_pool.submit(_measure, path, settings)
-    )
-
-
-def clear() -> None:
-    """Forget every decoded clip and pixel job (benchmarks measure cold runs with this)."""
-    with _lock:
-        _decodes.clear()
-        _pixel_jobs.clear()

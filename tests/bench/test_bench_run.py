@@ -64,7 +64,8 @@ def test_robogaze_run_records_failures_and_resumes(small_manifest, tmp_path, cap
     assert manifest["method"] == "robogaze" and manifest["done"] == 3
     assert list(manifest["failed"]) == ["broken"]
     assert manifest["settings"]["model"] == "scripted:auto"
-    assert manifest["calls"] > 0 and manifest["git"] is None or len(manifest["git"]) == 40
+    assert manifest["calls"] > 0
+    assert manifest["git"] is None or len(manifest["git"]) == 40
     # resume: nothing finished is redone
     assert run(args) == 1
     assert "0 done, 3 already done (resumed), 1 failed" in capsys.readouterr().err
@@ -75,13 +76,15 @@ def test_robogaze_run_records_failures_and_resumes(small_manifest, tmp_path, cap
 
 def test_interrupted_clip_is_redone_and_cached_calls_not_repeated(small_manifest, tmp_path):
     out = tmp_path / "run"
-    ctx = GazeContext(backbones={"default": ScriptedBackbone(fallback_minimal=True)})
-    asyncio.run(run_benchmark(small_manifest, "robogaze", out, ctx))
+    first = {"default": ScriptedBackbone(fallback_minimal=True)}
+    asyncio.run(run_benchmark(small_manifest, "robogaze", out, GazeContext(), backbones=first))
     report = out / "reports" / "forge_s3_0000_clean.json"
     report.write_text(report.read_text()[:50])  # a torn file from an interruption
     backbone = ScriptedBackbone(fallback_minimal=True)
     summary = asyncio.run(
-        run_benchmark(small_manifest, "robogaze", out, GazeContext(backbones={"default": backbone}))
+        run_benchmark(
+            small_manifest, "robogaze", out, GazeContext(), backbones={"default": backbone}
+        )
     )
     assert summary.done == ["forge_s3_0000_clean"] and len(summary.skipped) == 2
     assert backbone.requests == []  # every call of the redone clip came from the cache

@@ -314,7 +314,7 @@ def test_versus_gives_paired_difference_intervals(files):
 
 def test_llm_judge_is_asked_only_for_overlapping_pairs_and_cached(tmp_path):
     from gaze.bench.llm_judge import LLMJudge
-    from gaze.bench.score import ClipCase, score_cases
+    from gaze.bench.score_cases import ClipCase, score_cases
     from gaze.models.cache import ResponseCache
     from gaze.models.caller import Caller
     from gaze.models.scripted import ScriptedBackbone

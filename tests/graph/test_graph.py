@@ -46,7 +46,9 @@ def test_full_graph_verifies_merges_and_reports(teleport):
     assert event.dimensions == ["physical_plausibility", "object_scene_consistency"]
     assert (event.start_s, event.end_s) == (t0, t1)
     assert event.severity == 5 and event.confidence == 0.9
-    assert any("merged 2 hypotheses" in e for e in event.evidence)
+    # the specialists' two hypotheses and the pixel evidence's own, verified and merged
+    assert any("merged 3 hypotheses" in e for e in event.evidence)
+    assert "pixel evidence" in event.evidence
     (rejected,) = report.rejected
     assert rejected.type == "object_floating" and "occludes" in rejected.reason
     assert report.flags == [] and report.problems == []
@@ -106,16 +108,28 @@ def test_observer_frames_are_the_windows_sampled_frames(teleport):
     assert labels[1] == "t=0.00s" and labels[-1] == "t=3.70s"
 
 
-def test_unparseable_output_gives_an_empty_flagged_report(teleport):
+def test_unparseable_observer_output_loses_only_its_windows(teleport):
     clip, instruction, truth = teleport
     backbone = scripted_world(truth, observer_garbage=True)
     report = run(clip, instruction, backbone, max_retries=2)
-    assert report.flags[0] == "parse_failed"
-    assert report.events == []
+    assert report.flags[0] == "partial"
+    assert report.assessment.incomplete == ["window 0", "window 1"]
+    assert [e.type for e in report.events] == ["object_teleportation"]  # the rest is kept
     assert len(report.problems) == 2 and all(
         p.startswith("observer (window") for p in report.problems
     )
     assert calls_by_role(backbone)["observer"] == 2 * 3  # 1 + 2 retries per window
+    assert report.manifest.failed_requests == 6
+
+
+def test_no_diagnosis_call_parsing_gives_an_empty_report_flagged_parse_failed(teleport):
+    from gaze.models.scripted import ScriptedBackbone
+
+    clip, instruction, _ = teleport
+    backbone = ScriptedBackbone(lambda request: "I'm sorry, I can't see the video.")
+    report = run(clip, instruction, backbone, max_retries=1)
+    assert report.flags[0] == "parse_failed" and report.events == []
+    assert report.manifest.failed_requests == len(backbone.requests) > 0
 
 
 def test_ablation_no_router_sends_every_dimension(teleport):
@@ -135,6 +149,7 @@ def test_ablation_no_critic_keeps_every_hypothesis(teleport):
         "object_disappearance",
         "object_floating",
         "object_teleportation",
+        "object_teleportation",  # the pixel evidence's own, unverified too
     ]
     assert report.rejected == []
 
@@ -197,3 +212,31 @@ def test_public_api_sync_and_async(teleport):
     )
     pixel_only = gaze.diagnose(clip, instruction)
     assert pixel_only.assessment.mode == "pixel_evidence"
+
+
+def test_progress_line_counts_windows_as_their_calls_end(teleport):
+    from rich.console import Console
+
+    from gaze.cli.progress_bar import GraphProgress
+
+    clip, instruction, truth = teleport
+    seen: list[str] = []
+    import io
+
+    bar = GraphProgress(Console(file=io.StringIO()), "clip.mp4")
+
+    def hook(node, update):
+        bar(node, update)
+        if node == "progress_note":
+            seen.append(bar._text())
+
+    asyncio.run(
+        adiagnose(
+            clip,
+            instruction,
+            backbones={"default": scripted_world(truth)},
+            context=GazeContext(use_cache=False),
+            on_update=hook,
+        )
+    )
+    assert [s.split(" · ")[1] for s in seen] == ["observed 1/2 windows", "observed 2/2 windows"]

@@ -33,8 +33,9 @@ class JudgeWorld(World):
     def progress(self, request):
         if request.schema_name == "ProgressChange":
             return {"change": 10}
-        count = int(re.search(r"For each of the (\d+) frames", text_of(request))[1])
-        return {"progress": [min(100, 15 * i) for i in range(count)]}
+        listed = re.search(r"as\s+labelled:\s+([\d,\s]+)\)", text_of(request))[1]
+        times = [int(t) for t in listed.replace(",", " ").split()]
+        return {"frames": [{"time_s": t, "progress": min(100, 15 * t)} for t in times]}
 
 
 @pytest.fixture
@@ -75,6 +76,8 @@ def test_judges_alone_make_no_diagnosis_calls(teleport):
     report = run(clip, instruction, backbone, judges=["pa_ia"])
     assert {r.role for r in backbone.requests} == {"judge"}
     assert report.events == [] and report.progress is None
+    # a judges-only run does not claim to have diagnosed anything
+    assert report.assessment.assessed == [] and len(report.assessment.not_assessed) == 6
     assert report.consistency == [
         "PA 2 but no physical or entity event was reported: the judges disagree; inspect the clip"
     ]
@@ -135,3 +138,25 @@ def test_task_progress_cross_check_against_the_curve():
     assert "agrees: the curve falls by 0.30" in notes[0]
     assert "disagrees: the curve rises by 0.50" in notes[1]
     assert "agrees: the curve is flat" in notes[2]
+
+
+def test_progress_replies_of_the_wrong_length_are_repaired_by_their_frame_times(teleport):
+    clip, instruction, truth = teleport
+
+    class Sloppy(JudgeWorld):
+        def progress(self, request):  # every other second only, as real models do
+            return {"frames": [{"time_s": t, "progress": 10 * t} for t in range(0, 8, 2)]}
+
+    report = run(clip, instruction, ScriptedBackbone(Sloppy(truth)), judges=["progress"])
+    assert report.progress.raw == [0, 0, 20, 20, 40, 40, 60, 60]  # nearest named time
+    assert "judge_failed" not in report.flags
+
+
+def test_progress_judge_runs_on_the_minimal_scripted_model(teleport):
+    clip, instruction, _ = teleport
+    backbone = ScriptedBackbone(fallback_minimal=True)
+    report = run(clip, instruction, backbone, judges=["progress"])
+    assert "judge_failed" not in report.flags and len(report.progress.raw) == 8
+    (request,) = backbone.calls("progress")
+    items = request.json_schema["properties"]["frames"]
+    assert items["minItems"] == items["maxItems"] == 8  # the schema fixes the count

@@ -138,35 +138,57 @@ def test_dev_server_runs_the_diagnose_graph_with_a_scripted_backbone(dev_server,
             }
         )
     )
-    thread = _call(dev_server + "/threads", {})
-    result = _call(
-        f"{dev_server}/threads/{thread['thread_id']}/runs/wait",
-        {
-            "assistant_id": "diagnose",
-            "input": {
-                "video": str(REPO / "gaze" / "assets" / "demo.mp4"),
-                "instruction": "put the orange block on the plate",
+
+    def run_on_a_new_thread() -> tuple[str, dict]:
+        thread = _call(dev_server + "/threads", {})["thread_id"]
+        result = _call(
+            f"{dev_server}/threads/{thread}/runs/wait",
+            {
+                "assistant_id": "diagnose",
+                "input": {
+                    "video": str(REPO / "gaze" / "assets" / "demo.mp4"),
+                    "instruction": "put the orange block on the plate",
+                },
+                # the README's context: a model name, the response cache on (its default)
+                "context": {"model": f"scripted:{script}", "top_k": 1},
             },
-            "context": {"model": f"scripted:{script}", "top_k": 1, "use_cache": False},
-        },
-    )
+        )
+        return thread, result
+
+    thread_id, result = run_on_a_new_thread()
+    assert "report" in result, f"the run failed: {str(result)[:2000]}"
     report = result["report"]
     assert [(e["type"], e["start_s"], e["end_s"]) for e in report["events"]] == [("blur", 1.0, 2.0)]
     assert report["manifest"]["calls"]["specialist"] == 1
     assert report["manifest"]["settings"]["top_k"] == 1
     # the server's checkpointer kept every step, so Studio can step through the run
-    history = _call(f"{dev_server}/threads/{thread['thread_id']}/history", {"limit": 50})
+    history = _call(f"{dev_server}/threads/{thread_id}/history", {"limit": 50})
     steps = {task["name"] for state in history for task in state.get("tasks", [])}
-    # (a node behind a join edge - align, report - is not listed as a pending task by the API)
+    # (a node behind a join edge - observe, align, route, report - is not listed as a pending
+    # task by the API)
     assert {
         "load_clip",
+        "pixels",
         "ground_task",
         "ground_scene",
-        "observe",
-        "route",
         "specialist",
         "critic",
         "pa_ia",
         "progress",
     } <= steps
-    assert max(state["metadata"]["step"] for state in history) >= 8
+    assert max(state["metadata"]["step"] for state in history) >= 6
+    # the same run again on a fresh thread is answered from the cache
+    _, again = run_on_a_new_thread()
+    assert again["report"]["manifest"]["cache_hits"] > 0
+    assert again["report"]["manifest"]["calls"] == {}
+    assert again["report"]["events"] == report["events"]
+
+
+def test_dev_server_publishes_input_output_and_context_schemas(dev_server):
+    (assistant,) = _call(dev_server + "/assistants/search", {"graph_id": "diagnose"})
+    schemas = _call(f"{dev_server}/assistants/{assistant['assistant_id']}/schemas")
+    assert schemas["input_schema"]["required"] == ["video", "instruction"]
+    assert "report" in schemas["output_schema"]["properties"]
+    context = schemas["context_schema"]["properties"]
+    assert context["top_k"]["default"] == 3
+    assert "Dimensions the router keeps" in context["top_k"]["description"]

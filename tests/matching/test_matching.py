@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gaze.bench.score import ClipCase, score_cases
+from gaze.bench.score_cases import ClipCase, score_cases
 from gaze.matching import glide, robogaze
 from gaze.matching.similarity import LexicalJudge, TableJudge
 from gaze.matching.spans import continuous_iou, frame_iou, frame_range

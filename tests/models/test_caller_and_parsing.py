@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 from pydantic import BaseModel, ConfigDict
 
 from gaze.errors import GazeInputError
 from gaze.models.cache import ResponseCache, cache_key, public_endpoint
-from gaze.models.caller import Caller, RetryPolicy, _BackoffWait
-from gaze.models.protocol import ImagePart, Message, ModelRequest, TransientModelError
+from gaze.models.caller import Caller, RetryPolicy, usage_totals
+from gaze.models.protocol import (
+    ImagePart,
+    Message,
+    ModelRequest,
+    NoReplyError,
+    TransientModelError,
+)
 from gaze.models.registry import bind_roles, make_backbone, parse_role_bindings, parse_spec
 from gaze.models.scripted import ScriptedBackbone, ScriptExhausted, minimal_instance
 from gaze.models.structured import ask, extract_json, strict_schema
@@ -68,7 +73,13 @@ def test_schema_goes_into_the_prompt_when_the_provider_cannot_enforce_it():
     assert "matching this JSON schema" in backbone.requests[0].messages[0].parts[-1].text
 
 
-def test_transient_errors_are_retried_and_counted():
+def _ask(caller: Caller, role: str = "observer", max_retries: int = 3):
+    return asyncio.run(
+        ask(caller, role, [Message.text("system", "go")], Pair, max_retries=max_retries)
+    )
+
+
+def test_transient_errors_are_retried_and_every_attempt_is_counted():
     backbone = ScriptedBackbone(
         {
             "observer": [
@@ -78,65 +89,95 @@ def test_transient_errors_are_retried_and_counted():
             ]
         }
     )
+    result = _ask(Caller({"default": backbone}, retry=RetryPolicy(initial_s=0.001)))
+    assert result.value == Pair(a=1, b=[])
+    assert [r["ok"] for r in result.records] == [False, False, True]
+    totals = usage_totals(result.records, lambda i, o: 0.0)
+    assert totals["calls"] == {"observer": 3} and totals["failed_requests"] == 2
+
+
+def test_one_budget_per_call_for_transport_and_parse_errors():
+    replies = [TransientModelError("503"), "not json", TransientModelError("503"), "{}"] * 3
+    backbone = ScriptedBackbone({"observer": replies})
+    result = _ask(Caller({"default": backbone}, retry=RetryPolicy(initial_s=0.001)), max_retries=3)
+    assert result.value is None and len(backbone.requests) == 4  # 1 + max_retries, in all
+    assert len(result.records) == 4
+
+
+def test_a_call_with_no_reply_at_all_raises_instead_of_reporting_nothing():
+    backbone = ScriptedBackbone({"observer": [TransientModelError("connection refused")] * 9})
     caller = Caller({"default": backbone}, retry=RetryPolicy(initial_s=0.001))
-    reply, record = asyncio.run(caller.complete(request()))
-    assert json.loads(reply.text) == {"a": 1, "b": []}
-    assert record["attempts"] == 3 and record["images"] == 1 and not record["cache_hit"]
+    with pytest.raises(NoReplyError, match="no reply .* after 3 attempts"):
+        _ask(caller, max_retries=2)
+    assert len(backbone.requests) == 3
 
 
-def test_backoff_honours_retry_after_and_grows_otherwise():
+def test_backoff_honours_retry_after_up_to_its_cap_and_grows_otherwise():
     import random
 
-    class State:
-        def __init__(self, error, attempt):
-            self.attempt_number = attempt
-            self.outcome = type("O", (), {"exception": lambda self: error})()
-
-    wait = _BackoffWait(RetryPolicy(initial_s=1.0, max_s=8.0), random.Random(0))
-    assert wait(State(TransientModelError("x", retry_after=3.0), 1)) == 3.0
-    assert wait(State(TransientModelError("x", retry_after=99.0), 1)) == 8.0
-    assert 0.5 <= wait(State(TransientModelError("x"), 1)) <= 1.0
-    assert 4.0 <= wait(State(TransientModelError("x"), 4)) <= 8.0
+    policy, rng = RetryPolicy(initial_s=1.0, max_s=8.0), random.Random(0)
+    assert policy.pause(1, TransientModelError("x", retry_after=3.0), rng) == 3.0
+    assert policy.pause(1, TransientModelError("x", retry_after=9999.0), rng) == 8.0
+    assert 0.5 <= policy.pause(1, TransientModelError("x"), rng) <= 1.0
+    assert 4.0 <= policy.pause(4, TransientModelError("x"), rng) <= 8.0
 
 
 def test_concurrency_limit_is_respected():
     in_flight, peak = 0, 0
 
-    async def slow(req):
-        nonlocal in_flight, peak
-        in_flight += 1
-        peak = max(peak, in_flight)
-        await asyncio.sleep(0.02)
-        in_flight -= 1
-        return '{"a": 1, "b": []}'
-
     class Backbone(ScriptedBackbone):
         async def complete(self, req):
             from gaze.models.protocol import ModelReply
 
-            return ModelReply(await slow(req))
+            nonlocal in_flight, peak
+            in_flight += 1
+            peak = max(peak, in_flight)
+            await asyncio.sleep(0.02)
+            in_flight -= 1
+            return ModelReply('{"a": 1, "b": []}')
 
     caller = Caller({"default": Backbone()}, concurrency=3)
 
     async def many():
-        await asyncio.gather(*(caller.complete(request(text=str(i))) for i in range(10)))
+        await asyncio.gather(
+            *(ask(caller, "observer", [Message.text("system", str(i))], Pair) for i in range(10))
+        )
 
     asyncio.run(many())
     assert peak == 3
 
 
-def test_cache_key_covers_content_not_secrets(tmp_path):
+def test_cache_key_covers_content_not_secrets():
     base = cache_key("openai", "m", public_endpoint("http://user:pw@host:8000/v1?key=s"), request())
     assert public_endpoint("http://user:pw@host:8000/v1?key=s") == "http://host:8000/v1"
     assert base != cache_key("openai", "m", "", request(text="other"))
     assert base != cache_key("openai", "m", "", request(image=b"\xff\xd8y"))
     assert base != cache_key("openai", "m2", "", request())
-    cache = ResponseCache(tmp_path)
+
+
+def test_only_validated_replies_are_cached(tmp_path):
+    backbone = ScriptedBackbone({"observer": ["garbage", '{"a": 1, "b": []}']})
+    first = _ask(Caller({"default": backbone}, cache=ResponseCache(tmp_path)), max_retries=0)
+    assert first.value is None  # the bad reply is not kept ...
+    again = _ask(Caller({"default": backbone}, cache=ResponseCache(tmp_path)), max_retries=0)
+    assert again.value == Pair(a=1, b=[]) and len(backbone.requests) == 2  # ... so it is asked
+    third = _ask(Caller({"default": backbone}, cache=ResponseCache(tmp_path)), max_retries=0)
+    assert third.value == Pair(a=1, b=[]) and third.records[0]["cache_hit"]
+    assert len(backbone.requests) == 2  # the good one is
+
+
+def test_start_up_check_runs_once_and_only_before_a_real_request(tmp_path):
+    checked: list[str] = []
+
+    async def check(backbone, where):
+        checked.append(where)
+
     backbone = ScriptedBackbone({"observer": ['{"a": 1, "b": []}']})
-    caller = Caller({"default": backbone}, cache=cache)
-    first, r1 = asyncio.run(caller.complete(request()))
-    again, r2 = asyncio.run(caller.complete(request()))
-    assert again.text == first.text and r2["cache_hit"] and len(backbone.requests) == 1
+    _ask(Caller({"default": backbone}, cache=ResponseCache(tmp_path), check=check))
+    assert checked == ["scripted:script (observer)"]
+    checked.clear()
+    _ask(Caller({"default": backbone}, cache=ResponseCache(tmp_path), check=check))
+    assert checked == []  # answered from the cache: no server needed
 
 
 def test_scripted_backbone_records_and_refuses_to_invent():
@@ -155,8 +196,10 @@ def test_model_names_and_role_bindings(tmp_path):
     assert parse_role_bindings(["critic=scripted:auto"]) == {"critic": "scripted:auto"}
     with pytest.raises(GazeInputError, match="ROLE=PROVIDER:MODEL"):
         parse_role_bindings(["judge_of_all=scripted:auto"])
-    bindings = bind_roles("scripted:auto", {"critic": "scripted:auto"}, None)
+    bindings = bind_roles("scripted:auto", {"critic": "scripted:auto"}, None).backbones
     assert bindings["critic"] is bindings["default"]  # one backbone per distinct name
+    with pytest.raises(GazeInputError, match="base_url=URL and key_env"):
+        parse_role_bindings(["critic=scripted:auto,port=3"])
     with pytest.raises(GazeInputError, match="langchain"):
         make_backbone("langchain:x")
     with pytest.raises(GazeInputError, match="vLLM|vllm"):

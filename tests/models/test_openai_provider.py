@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from gaze.models.caller import Caller, RetryPolicy
-from gaze.models.protocol import ImagePart, Message, ModelConfigError, TextPart
+from gaze.models.protocol import ImagePart, Message, ModelConfigError, NoReplyError, TextPart
 from gaze.models.providers.openai_chat import OpenAIChat
 from gaze.models.registry import preflight
 from gaze.models.structured import ask, strict_schema
@@ -93,7 +93,7 @@ def test_429_500_and_malformed_output_are_retried():
     last = server.seen[3].body["messages"]
     assert last[-2] == {"role": "assistant", "content": "Sure! here it is: {not json"}
     assert "not valid" in last[-1]["content"][0]["text"]
-    assert [r["attempts"] for r in result.records] == [3, 1]
+    assert [r["ok"] for r in result.records] == [False, False, False, True]
 
 
 def test_output_that_never_validates_gives_up_after_the_retries():
@@ -105,13 +105,22 @@ def test_output_that_never_validates_gives_up_after_the_retries():
     assert "score" in result.error
 
 
-def test_transient_errors_stop_after_the_attempt_limit():
-    with StandIn(default=error_reply(503, "down")) as server:
-        result = asyncio.run(
-            ask(_caller(server, attempts=3), "critic", _messages(), Answer, max_retries=0)
-        )
-    assert result.value is None and len(server.seen) == 3
-    assert "503" in result.error or "server error" in result.error
+def test_transient_errors_stop_after_the_call_budget_and_fail_the_call():
+    with (
+        StandIn(default=error_reply(503, "down")) as server,
+        pytest.raises(NoReplyError, match="server error 503"),
+    ):
+        asyncio.run(ask(_caller(server), "critic", _messages(), Answer, max_retries=2))
+    assert len(server.seen) == 3  # 1 + max_retries requests, not retries x retries
+
+
+def test_preflight_retries_transient_errors_with_the_same_policy():
+    with StandIn() as server:
+        server.push(error_reply(500, "warming up"), error_reply(429, "busy"))
+        server.push(chat_reply('{"ok": true}'))
+        backbone = OpenAIChat("m", base_url=server.url + "/v1")
+        asyncio.run(preflight(backbone, "openai:m", retry=RetryPolicy(initial_s=0.01)))
+    assert len(server.seen) == 3
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,13 @@ class GeminiChat:
     provider = "gemini"
     native_json_schema = True
 
-    def __init__(self, model: str, base_url: str | None = None, timeout_s: float = 120.0) -> None:
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        timeout_s: float = 120.0,
+        key_env: str | None = None,
+    ) -> None:
         try:
             from google import genai
             from google.genai import errors, types
@@ -29,13 +35,22 @@ class GeminiChat:
             raise ModelConfigError(
                 "the gemini provider needs google-genai: pip install 'gaze[gemini]'"
             ) from None
-        key = os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")
+        key = (
+            os.environ.get(key_env)
+            if key_env
+            else os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")
+        )
         if not key:
             raise ModelConfigError("GEMINI_API_KEY (or GOOGLE_API_KEY) is not set")
         self.model = model
         self._types = types
         self._errors = errors
-        options = types.HttpOptions(base_url=base_url, timeout=int(timeout_s * 1000))
+        # gaze retries with its own budget (and counts attempts): the SDK must not retry too.
+        options = types.HttpOptions(
+            base_url=base_url,
+            timeout=int(timeout_s * 1000),
+            retry_options=types.HttpRetryOptions(attempts=1),
+        )
         self._client = genai.Client(api_key=key, http_options=options)
 
     def _contents(self, request: ModelRequest) -> tuple[str | None, list[Any]]:

@@ -57,14 +57,20 @@ class OpenAIChat:
     provider = "openai"
     native_json_schema = True
 
-    def __init__(self, model: str, base_url: str | None = None, timeout_s: float = 120.0) -> None:
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        timeout_s: float = 120.0,
+        key_env: str | None = None,
+    ) -> None:
         try:
             import openai
         except ImportError:
             raise ModelConfigError(
                 "the openai provider needs the openai SDK: pip install 'gaze[openai]'"
             ) from None
-        key = os.environ.get("OPENAI_API_KEY")
+        key = os.environ.get(key_env or "OPENAI_API_KEY")
         if not key and not base_url:
             raise ModelConfigError(
                 "OPENAI_API_KEY is not set (or give --base-url for a local server)"

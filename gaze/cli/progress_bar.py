@@ -38,9 +38,12 @@ class GraphProgress:
         if node == "load_clip":
             self.windows = len(update.get("windows", []))
             self.stage = "grounding"
-        elif node == "observe":
-            self.observed += 1
+        elif node == "progress_note" and "window_observed" in update:
+            self.observed += 1  # streamed by the observe node as each window's call ends
             self.stage = "observing"
+        elif node == "observe":
+            self.observed = self.windows
+            self.stage = "aligning"
         elif node == "route":
             self.specialists = sum(len(r["dimensions"]) for r in update.get("routes", []))
             self.stage = "examining"

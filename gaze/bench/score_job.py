@@ -8,7 +8,7 @@ from typing import Any
 
 from gaze.atomic import atomic_write_text
 from gaze.bench.inputs import check_known_clips, load_manifest, load_predictions
-from gaze.bench.score import ClipCase, paired_difference, score_cases
+from gaze.bench.score_cases import ClipCase, paired_difference, score_cases
 from gaze.errors import GazeInputError
 from gaze.matching.similarity import Recorder, SimilarityJudge, make_judge
 
@@ -19,13 +19,14 @@ def build_judge(
     if spec != "llm":
         return make_judge(spec)
     from gaze.bench.llm_judge import LLMJudge
-    from gaze.models.cache import ResponseCache
-    from gaze.models.caller import Caller
-    from gaze.models.registry import bind_roles
+    from gaze.graph.context import ENVIRONMENT, GazeContext
+    from gaze.graph.services import build_caller
 
     if not model:
-        raise GazeInputError("--judge llm needs --model PROVIDER:MODEL (or GAZE_MODEL)")
-    return LLMJudge(Caller(bind_roles(model, {}, base_url), cache=ResponseCache()))
+        raise GazeInputError(
+            f"--judge llm needs --model PROVIDER:MODEL (or {ENVIRONMENT['model']})"
+        )
+    return LLMJudge(build_caller(GazeContext(model=model, base_url=base_url)))
 
 
 def run_score(

@@ -1,0 +1,30 @@
+"""One module per agent role; each builds its prompt and output schema and asks the caller.
+Choosing among outputs (routing, verification, merging) is done by pure functions here too.
+
+    from gaze.agents import ground, observe_window, score_segment, route, examine, criticise
+"""
+
+from gaze.agents.critic import criticise, merge, verify
+from gaze.agents.grounding import SceneMemory, TaskMemory, ground
+from gaze.agents.judges import judge_axis, progress_pairs, progress_sequence
+from gaze.agents.observer import WindowObservation, observe_window
+from gaze.agents.router import route, score_segment
+from gaze.agents.specialist import examine, to_hypotheses
+
+__all__ = [
+    "SceneMemory",
+    "TaskMemory",
+    "WindowObservation",
+    "criticise",
+    "examine",
+    "ground",
+    "judge_axis",
+    "merge",
+    "observe_window",
+    "progress_pairs",
+    "progress_sequence",
+    "route",
+    "score_segment",
+    "to_hypotheses",
+    "verify",
+]

@@ -1,0 +1,86 @@
+"""CLI options derived from the run context: each option's default and help text come from its
+``GazeContext`` field (the one place a default is written), and ``context_from`` turns the
+parsed options back into a context."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from gaze.graph.context import ENVIRONMENT, GazeContext, default_of, description_of
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# option name -> (context field, click type); flags invert a True default ("--no-router")
+MODEL_OPTIONS: dict[str, tuple[str, Any]] = {
+    "--model": ("model", str),
+    "--base-url": ("base_url", str),
+}
+RUN_OPTIONS: dict[str, tuple[str, Any]] = {
+    "--concurrency": ("concurrency", click.IntRange(1, 256)),
+    "--temperature": ("temperature", click.FloatRange(0, 2)),
+    "--max-retries": ("max_retries", click.IntRange(0, 10)),
+    "--window-s": ("window_s", click.FloatRange(0.5, 60)),
+    "--frames-per-window": ("frames_per_window", click.IntRange(1, 64)),
+    "--top-k": ("top_k", click.IntRange(1, 6)),
+    "--critic-threshold": ("critic_threshold", click.FloatRange(0, 1)),
+    "--usd-per-mtok-in": ("usd_per_mtok_in", click.FloatRange(0)),
+    "--usd-per-mtok-out": ("usd_per_mtok_out", click.FloatRange(0)),
+}
+SWITCHES: dict[str, str] = {
+    "--no-task-memory": "use_task_memory",
+    "--no-scene-memory": "use_scene_memory",
+    "--no-router": "use_router",
+    "--no-critic": "use_critic",
+    "--no-cache": "use_cache",
+}
+
+
+def _param(option: str) -> str:
+    return option.lstrip("-").replace("-", "_")
+
+
+def context_options(*, run: bool = True, switches: bool = True) -> Callable[[F], F]:
+    """Decorate a command with the context's options (model, base URL, run settings)."""
+
+    def decorate(command: F) -> F:
+        for option, (name, kind) in MODEL_OPTIONS.items():
+            variable = ENVIRONMENT.get(name)
+            help_text = description_of(name).split(" None:")[0]
+            command = click.option(option, type=kind, help=f"{help_text} (default: ${variable}).")(
+                command
+            )
+        if run:
+            for option, (name, kind) in RUN_OPTIONS.items():
+                command = click.option(
+                    option,
+                    type=kind,
+                    default=default_of(name),
+                    show_default=True,
+                    help=description_of(name),
+                )(command)
+        if switches:
+            for option, name in SWITCHES.items():
+                command = click.option(
+                    option, is_flag=True, help=f"Turn off: {description_of(name)}"
+                )(command)
+        return command
+
+    return decorate
+
+
+def context_from(options: dict[str, Any], **extra: Any) -> GazeContext:
+    """The context the parsed options describe (options not given keep the field default);
+    the options used are removed from ``options``."""
+    values: dict[str, Any] = {}
+    for option, (name, _) in {**MODEL_OPTIONS, **RUN_OPTIONS}.items():
+        if _param(option) in options:
+            value = options.pop(_param(option))
+            if value is not None:
+                values[name] = value
+    for option, name in SWITCHES.items():
+        if options.pop(_param(option), False):
+            values[name] = False
+    return GazeContext(**values, **extra)

@@ -1,0 +1,169 @@
+"""The specialist and critic nodes: hypotheses per segment x routed dimension, then verdicts.
+
+Pixel-evidence events go to the critic as hypotheses of their own (source ``pixels``), so a model
+run never silently drops what pixels showed: each is accepted or rejected with a reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any, cast
+
+from langgraph.runtime import Runtime
+
+from gaze.agents import critic as critic_agent
+from gaze.agents import specialist
+from gaze.agents.common import subsample
+from gaze.graph.context import GazeContext
+from gaze.graph.nodes import diagnosing, failure
+from gaze.graph.services import services
+from gaze.graph.state import (
+    CheckedHypothesis,
+    EventRecord,
+    Failure,
+    Hypothesis,
+    Segment,
+    SpecialistTask,
+    State,
+    Update,
+)
+from gaze.models.structured import Structured
+from gaze.video.store import window_frames
+
+PIXEL_CONFIDENCE = 0.5
+"""Prior confidence of a pixel-evidence hypothesis (the critic's verdict replaces it)."""
+
+
+async def run_specialist(task: SpecialistTask, runtime: Runtime[GazeContext]) -> Update:
+    """One dimension's specialist on one segment: failure hypotheses with spans and evidence."""
+    ctx = runtime.context
+    svc = await services(runtime)
+    clip = await svc.clips.decoded(task["video"])
+    segment = task["segment"]
+    frames = subsample(window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
+    result = await specialist.examine(
+        svc.caller,
+        dimension=task["dimension"],
+        instruction=task["instruction"],
+        segment=segment,
+        frames=frames,
+        task_memory=task["task_memory"],
+        scene_memory=task["scene_memory"],
+        observations=task["observations"],
+        pixel_hints=task["pixel_hints"],
+        max_retries=ctx.max_retries,
+    )
+    where = f"{segment['id']}/{task['dimension']}"
+    hypotheses: list[Hypothesis] = []
+    failures = failure("specialist", result, where)
+    if result.value is not None:
+        hypotheses, problems = specialist.to_hypotheses(
+            result.value, task["dimension"], segment, task["clip_end_s"]
+        )
+        failures += [Failure(role="specialist", where=where, detail=p) for p in problems]
+    return {
+        "hypotheses": hypotheses,
+        "usage": result.records,
+        "prompts": ["specialist"],
+        "failures": failures,
+        "not_assessed": [] if result.value is not None else [where],
+    }
+
+
+def pixel_hypotheses(
+    events: Sequence[EventRecord], segments: Sequence[Segment]
+) -> list[Hypothesis]:
+    """Pixel events as hypotheses, each in the segment that holds its midpoint (pure)."""
+    out: list[Hypothesis] = []
+    for i, event in enumerate(events):
+        middle = (event["start_s"] + event["end_s"]) / 2
+        home = next(
+            (s for s in segments if s["start_s"] <= middle <= s["end_s"]),
+            min(segments, key=lambda s: abs(s["start_s"] - middle), default=None),
+        )
+        if home is None:
+            continue
+        out.append(
+            Hypothesis(
+                id=f"pixels:{i}",
+                segment_id=home["id"],
+                dimension=event["dimension"],  # type: ignore[typeddict-item]
+                type=event["type"],
+                start_s=event["start_s"],
+                end_s=event["end_s"],
+                explanation=event["description"],
+                evidence=["pixel evidence", *event["evidence"]],
+                objects=[],
+                severity=round(event["severity"]),
+                confidence=event["confidence"] or PIXEL_CONFIDENCE,
+                source="pixels",
+            )
+        )
+    return out
+
+
+def _events(accepted: Sequence[Any], merge_iou: float) -> list[EventRecord]:
+    return [
+        cast(EventRecord, e.model_dump(mode="json"))
+        for e in critic_agent.merge(accepted, merge_iou)
+    ]
+
+
+async def critic(state: State, runtime: Runtime[GazeContext]) -> Update:
+    """Verify every hypothesis against its segment's frames; merge those about one event."""
+    ctx = runtime.context
+    if not diagnosing(ctx):
+        return {"events": [], "rejected": []}
+    segments = {s["id"]: s for s in state.get("segments", [])}
+    hypotheses = sorted(state.get("hypotheses", []), key=lambda h: h["id"])
+    hypotheses += pixel_hypotheses(state.get("pixel_events", []), list(segments.values()))
+    if not ctx.use_critic:
+        events = critic_agent.raw_events(hypotheses)
+        return {"events": [cast(EventRecord, e.model_dump(mode="json")) for e in events]}
+    svc = await services(runtime)
+    clip = await svc.clips.decoded(state["video"])
+    by_segment: dict[str, list[Hypothesis]] = {}
+    for hyp in hypotheses:
+        by_segment.setdefault(hyp["segment_id"], []).append(hyp)
+
+    async def one(
+        segment_id: str, group: list[Hypothesis]
+    ) -> tuple[str, list[Hypothesis], Structured[critic_agent.CriticOutput]]:
+        segment = segments[segment_id]
+        frames = subsample(window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
+        result = await critic_agent.criticise(
+            svc.caller,
+            instruction=state["instruction"],
+            segment=segment,
+            hypotheses=group,
+            frames=frames,
+            task_memory=state.get("task_memory"),
+            scene_memory=state.get("scene_memory"),
+            max_retries=ctx.max_retries,
+        )
+        return segment_id, group, result
+
+    results = await asyncio.gather(*(one(k, g) for k, g in by_segment.items()))
+    accepted: list[CheckedHypothesis] = []
+    rejected: list[CheckedHypothesis] = []
+    usage: list[Any] = []
+    failures: list[Failure] = []
+    not_assessed: list[str] = []
+    for segment_id, group, result in results:
+        usage += result.records
+        failures += failure("critic", result, segment_id)
+        if result.value is None:
+            not_assessed.append(f"{segment_id}/critic ({len(group)} hypotheses unverified)")
+            continue
+        ok, no = critic_agent.verify(group, result.value.verdicts, ctx.critic_threshold)
+        accepted += ok
+        rejected += no
+    return {
+        "events": _events(accepted, ctx.merge_iou),
+        "rejected": rejected,
+        "usage": usage,
+        "failures": failures,
+        "not_assessed": not_assessed,
+        "prompts": ["critic"] if results else [],
+    }

@@ -1,0 +1,49 @@
+"""Backbones: the protocol every provider implements, the scripted test backbone, the cached,
+counted caller, and structured output.
+
+    from gaze.models import Backbone, ScriptedBackbone, Caller, ask, make_backbone
+
+Provider SDKs (openai, google-genai, vllm, langchain) are imported only when a provider is
+chosen (``make_backbone("openai:gpt-4o")``), never by importing this package.
+"""
+
+from gaze.models.caller import Caller, CallRecord, RetryPolicy
+from gaze.models.protocol import (
+    ROLES,
+    Backbone,
+    ImagePart,
+    Message,
+    ModelCallError,
+    ModelConfigError,
+    ModelReply,
+    ModelRequest,
+    NoReplyError,
+    TextPart,
+    TransientModelError,
+)
+from gaze.models.registry import bind_roles, make_backbone, parse_spec
+from gaze.models.scripted import ScriptedBackbone
+from gaze.models.structured import Structured, ask
+
+__all__ = [
+    "ROLES",
+    "Backbone",
+    "CallRecord",
+    "Caller",
+    "ImagePart",
+    "Message",
+    "ModelCallError",
+    "ModelConfigError",
+    "ModelReply",
+    "ModelRequest",
+    "NoReplyError",
+    "RetryPolicy",
+    "ScriptedBackbone",
+    "Structured",
+    "TextPart",
+    "TransientModelError",
+    "ask",
+    "bind_roles",
+    "make_backbone",
+    "parse_spec",
+]
