@@ -5,6 +5,7 @@ types; spans are clamped to the segment before they leave this module."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any, Literal
@@ -14,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from gaze.agents.common import as_text, frame_parts, span_text
 from gaze.models.caller import Caller
 from gaze.models.protocol import Message
-from gaze.models.structured import Structured, ask
+from gaze.models.structured import Structured, ask, extract_json
 from gaze.prompts import load_prompt
 from gaze.prompts.codebook_text import severity_rubric, type_catalogue
 from gaze.schema.codebook import DimensionName, load_codebook
@@ -49,6 +50,34 @@ def output_model(dimension: str) -> type[BaseModel]:
         __config__=ConfigDict(extra="forbid"),
         hypotheses=(list[hypothesis], ...),
     )
+
+
+SEVERITY_WORDS = {"cosmetic": 1, "minor": 2, "moderate": 3, "severe": 4, "catastrophic": 5}
+"""The codebook rubric's names for severities 1-5 (models often write the word)."""
+
+
+def mend(data: Any, type_names: Sequence[str]) -> Any:
+    """Repairs whose intent is clear, before validation: a severity written as its rubric word
+    (or as a numeric string), a type name in another case or with spaces or hyphens. Anything
+    else (an unknown type, a severity out of range) is left for validation to refuse."""
+    if not isinstance(data, dict) or not isinstance(data.get("hypotheses"), list):
+        return data
+    canonical = {name.replace("_", ""): name for name in type_names}
+    for item in data["hypotheses"]:
+        if not isinstance(item, dict):
+            continue
+        severity = item.get("severity")
+        if isinstance(severity, str):
+            word = severity.strip().lower()
+            if word in SEVERITY_WORDS:
+                item["severity"] = SEVERITY_WORDS[word]
+            elif word.isdigit():
+                item["severity"] = int(word)
+        kind = item.get("type")
+        if isinstance(kind, str):
+            key = re.sub(r"[\s_\-]+", "", kind.strip().lower())
+            item["type"] = canonical.get(key, kind)
+    return data
 
 
 SPAN_TOLERANCE_S = 0.25
@@ -126,6 +155,13 @@ async def examine(
         pixel_hints=hints,
     )
     messages = [Message.text("system", text), frame_parts(frames, f"Frames of {where}:")]
+    output = output_model(dimension)
+    names = [t.name for t in dim.types]
     return await ask(
-        caller, "specialist", messages, output_model(dimension), max_retries=max_retries
+        caller,
+        "specialist",
+        messages,
+        output,
+        max_retries=max_retries,
+        parse=lambda reply: output.model_validate(mend(extract_json(reply), names)),
     )

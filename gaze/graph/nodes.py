@@ -114,6 +114,7 @@ async def _ground(
         "usage": result.records,
         "prompts": [grounding.MEMORIES[kind][0]],
         "failures": failure("grounding", result, f"{kind} memory"),
+        "not_assessed": [] if memory is not None else [f"{kind} memory"],
     }
 
 

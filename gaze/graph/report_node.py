@@ -81,17 +81,14 @@ def manifest(state: State, ctx: GazeContext, caller: Caller) -> RunManifest:
 
 
 def diagnosis_flags(state: State) -> tuple[list[str], list[str]]:
-    """(flags, incomplete parts) from the calls that failed (DESIGN section 3): no diagnosis
-    call parsed -> ``parse_failed``; some did not -> ``partial``, naming what was skipped."""
-    failures = [f for f in state.get("failures", []) if f["role"] in DIAGNOSIS_ROLES]
+    """(flags, incomplete parts) from the calls that never gave usable output (DESIGN section
+    3): no diagnosis call parsed -> ``parse_failed``; some parts not assessed -> ``partial``,
+    naming them. A hypothesis dropped for an impossible span is a problem, not a gap."""
     records = [r for r in state.get("usage", []) if r["role"] in DIAGNOSIS_ROLES]
     incomplete = sorted(set(state.get("not_assessed", [])))
-    if not failures and not incomplete:
-        return [], []
-    parsed_any = any(r.get("ok", True) for r in records)
-    if records and not parsed_any:
+    if records and not any(r.get("ok", True) for r in records):
         return ["parse_failed"], incomplete
-    return (["partial"] if incomplete or failures else []), incomplete
+    return (["partial"] if incomplete else []), incomplete
 
 
 async def report(state: State, runtime: Runtime[GazeContext]) -> Update:

@@ -122,10 +122,15 @@ class ScriptedBackbone:
         )
 
 
-def scripted_from_spec(name: str) -> ScriptedBackbone:
-    """``scripted:auto`` (minimal valid replies) or ``scripted:FILE.json`` ({role: [replies]})."""
+def scripted_from_spec(name: str) -> Any:
+    """``scripted:auto`` (minimal valid replies), ``scripted:unruly`` (replies as real models
+    spoil them: ``gaze.models.unruly``) or ``scripted:FILE.json`` ({role: [replies]})."""
     if name == "auto":
         return ScriptedBackbone(model="auto", fallback_minimal=True)
+    if name == "unruly":
+        from gaze.models.unruly import UnrulyBackbone
+
+        return UnrulyBackbone()
     path = Path(name)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
