@@ -81,6 +81,7 @@ def _from_report(data: dict) -> Prediction:
         pa=report.pa.score if report.pa else None,
         ia=report.ia.score if report.ia else None,
         progress=report.progress.processed if report.progress else None,
+        flags=list(report.flags),
     )
 
 

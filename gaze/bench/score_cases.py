@@ -93,13 +93,32 @@ def _similarity(
     return sim
 
 
+def event_key(event: Event) -> tuple[float, float, str, str, float, str]:
+    """A canonical sort key of an event (what it is, not where it stands in a list)."""
+    return (
+        event.start_s,
+        event.end_s,
+        event.dimension,
+        event.type,
+        event.severity,
+        event.description,
+    )
+
+
 # Per-clip numerators and denominators of every headline metric (see gaze.metrics.bootstrap).
 RatioRow = dict[str, tuple[float, float]]
 
 
 def robogaze_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> tuple[RatioRow, dict]:
     refs, preds = case.row.events, case.preds
-    result = robogaze.match(iou, sim, [p.dimension for p in preds], [r.dimension for r in refs])
+    result = robogaze.match(
+        iou,
+        sim,
+        [p.dimension for p in preds],
+        [r.dimension for r in refs],
+        [event_key(p) for p in preds],
+        [event_key(r) for r in refs],
+    )
     scores = robogaze.clip_scores(result, len(preds), len(refs))
     eligible = 1.0 if refs else 0.0
     matched_refs = {j for _, j in result.pairs}
@@ -136,7 +155,7 @@ def robogaze_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> tuple[Rat
 def glide_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> tuple[RatioRow, dict]:
     refs, preds = case.row.events, case.preds
     rating = 5.0 * sim  # a [0, 1] judge's s counts as 5s
-    result = glide.match(rating, iou)
+    result = glide.match(rating, iou, [event_key(p) for p in preds], [event_key(r) for r in refs])
     s = float(sum(result.rating))
     su = float(sum(r * u for r, u in zip(result.rating, result.iou, strict=True)))
     matched_refs = {j for _, j in result.pairs}

@@ -29,6 +29,10 @@ def build_judge(
     return LLMJudge(build_caller(GazeContext(model=model, base_url=base_url)))
 
 
+FLAGS_COUNTED = ("parse_failed", "partial")
+"""Report flags whose clips ``bench score`` counts (their events are scored as they are)."""
+
+
 def run_score(
     manifest: str | Path,
     predictions: str | Path,
@@ -69,6 +73,11 @@ def run_score(
     )
     result["missing_predictions"] = missing
     result["n_missing_predictions"] = len(missing)
+    # flagged clips are scored as they are (the paper's protocol), and counted here
+    for flag in FLAGS_COUNTED:
+        flagged = [r.clip_id for r in rows if r.clip_id in preds and flag in preds[r.clip_id].flags]
+        result[f"n_{flag}"] = len(flagged)
+        result[flag] = flagged
     if protocol == "glide":
         result["n_left_out"] = len(left_out)
         result["left_out"] = left_out

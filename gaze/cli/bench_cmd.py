@@ -125,6 +125,15 @@ def score(
                 f"difference: {predictions} minus {versus} (paired)",
             )
         )
+    for flag, meaning in (
+        ("parse_failed", "no diagnosis call parsed: scored as empty reports"),
+        ("partial", "some parts not assessed: scored with the events they have"),
+    ):
+        if result.get(f"n_{flag}"):
+            console.print(
+                f"[yellow]{result[f'n_{flag}']} clip(s) flagged {flag} ({meaning})[/yellow]: "
+                + ", ".join(result[flag][:10])
+            )
     if result["n_missing_predictions"]:
         console.print(
             f"[yellow]{result['n_missing_predictions']} clip(s) had no prediction and "

@@ -6,35 +6,49 @@ unexpected fault ends in one line and exit code 1 (GAZE_DEBUG=1 shows the traceb
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
 import click
 
 from gaze import __version__
-from gaze.cli.bench_cmd import bench
-from gaze.cli.clip_cmd import clip
-from gaze.cli.diagnose_cmd import diagnose
-from gaze.cli.forge_cmd import forge
-from gaze.cli.progress_metrics_cmd import progress
-from gaze.cli.schema_cmd import schema
 from gaze.errors import GazeInputError
 
 EXIT_BAD_INPUT = 2
 
+COMMANDS = {
+    "diagnose": ("gaze.cli.diagnose_cmd", "diagnose", "Diagnose one clip."),
+    "schema": ("gaze.cli.schema_cmd", "schema", "The failure codebook."),
+    "clip": ("gaze.cli.clip_cmd", "clip", "Clip metadata and sampling windows."),
+    "forge": ("gaze.cli.forge_cmd", "forge", "Synthetic clips with injected failures."),
+    "bench": ("gaze.cli.bench_cmd", "bench", "Benchmark evaluators against human annotations."),
+    "progress": ("gaze.cli.progress_metrics_cmd", "progress", "Task-progress curve metrics."),
+}
+"""Subcommand -> (module, attribute, one-line help). A command's module is imported only when
+that command runs, so `gaze --version` or `gaze schema` never loads scipy or LangGraph."""
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attribute, _ = COMMANDS[name]
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, text) for name, (_, _, text) in COMMANDS.items()])
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="gaze", message="%(prog)s %(version)s")
 def cli() -> None:
     """gaze: diagnose failures in generated robot-manipulation videos."""
-
-
-cli.add_command(diagnose)
-cli.add_command(schema)
-cli.add_command(clip)
-cli.add_command(forge)
-cli.add_command(bench)
-cli.add_command(progress)
 
 
 def _fail(message: str, code: int) -> int:

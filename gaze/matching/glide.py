@@ -12,10 +12,12 @@ Contract:
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
+
+from gaze.matching.assignment import assign
 
 
 @dataclass
@@ -25,12 +27,18 @@ class GlideMatch:
     iou: list[float] = field(default_factory=list)
 
 
-def match(rating: np.ndarray, iou: np.ndarray) -> GlideMatch:
+def match(
+    rating: np.ndarray,
+    iou: np.ndarray,
+    pred_keys: Sequence[Hashable] | None = None,
+    ref_keys: Sequence[Hashable] | None = None,
+) -> GlideMatch:
+    """All min(N, M) Hungarian pairs on the rating; ties on the rating go to the larger IoU,
+    then to the events' canonical order (``gaze.matching.assignment``)."""
     out = GlideMatch()
     if rating.size == 0:
         return out
-    rows, cols = linear_sum_assignment(rating, maximize=True)
-    for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
+    for i, j in assign(rating, iou, pred_keys, ref_keys):
         out.pairs.append((i, j))
         out.rating.append(float(rating[i, j]))
         out.iou.append(float(iou[i, j]))

@@ -6,7 +6,9 @@ Contract (in the manner of DETR's HungarianMatcher):
            primary dimensions of both sides.
   cost     C_ij = S_ij * IoU_ij * (1 + 0.25 * [same primary dimension]); pairs with C = 0 drop.
   matching Hungarian assignment maximising the sum of C; matched pairs are the assigned pairs
-           with C > 0. Every prediction and reference is in at most one pair.
+           with C > 0. Every prediction and reference is in at most one pair. Where several
+           assignments tie on C, the larger total S wins, then the events' canonical order
+           (never their positions in the input).
   output   ``ClipMatch``: matched (i, j) pairs with their S and IoU, the unmatched prediction
            indices and the unmatched reference indices.
   metrics  P = sum(S)/N (0 when N = 0), R = sum(S)/M, F1 their harmonic mean (0 when P + R = 0);
@@ -16,11 +18,12 @@ Contract (in the manner of DETR's HungarianMatcher):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
+
+from gaze.matching.assignment import assign
 
 SAME_DIMENSION_BONUS = 0.25
 
@@ -46,14 +49,21 @@ def cost_matrix(
 
 
 def match(
-    iou: np.ndarray, similarity: np.ndarray, pred_dims: Sequence[str], ref_dims: Sequence[str]
+    iou: np.ndarray,
+    similarity: np.ndarray,
+    pred_dims: Sequence[str],
+    ref_dims: Sequence[str],
+    pred_keys: Sequence[Hashable] | None = None,
+    ref_keys: Sequence[Hashable] | None = None,
 ) -> ClipMatch:
+    """Matched pairs; with ``pred_keys`` / ``ref_keys`` (one sortable key per event) the result
+    does not depend on the order the events are listed in (``gaze.matching.assignment``)."""
     n, m = len(pred_dims), len(ref_dims)
     out = ClipMatch()
     if n and m:
         cost = cost_matrix(iou, similarity, pred_dims, ref_dims)
-        rows, cols = linear_sum_assignment(cost, maximize=True)
-        for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
+        secondary = np.where(cost > 0, similarity, 0.0)
+        for i, j in assign(cost, secondary, pred_keys, ref_keys):
             if cost[i, j] > 0:
                 out.pairs.append((i, j))
                 out.similarity.append(float(similarity[i, j]))

@@ -105,3 +105,5 @@ class Prediction(BaseModel):
     """Predicted instruction-alignment score."""
     progress: list[float] | None = None
     """Predicted progress curve, one value per second."""
+    flags: list[str] = Field(default_factory=list)
+    """The report's flags (``parse_failed``, ``partial``, ...): scoring counts flagged clips."""

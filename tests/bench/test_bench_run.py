@@ -210,6 +210,42 @@ def test_baseline_methods_from_the_command_line(small_manifest, tmp_path, capsys
     )
     report = Report.model_validate_json(next((out / "reports").iterdir()).read_text())
     assert report.assessment.mode == "baseline" and report.manifest.calls == {"specialist": 3}
+    # a baseline report says how it was made: its prompt (with hash) and its settings
+    assert [p.id for p in report.manifest.prompts] == ["baseline_b1"]
+    assert report.manifest.prompts[0].hash.startswith("sha256:")
+    settings = report.manifest.settings
+    assert settings["method"] == "b2" and settings["samples"] == 3 and settings["window_s"] == 4.0
+
+
+def test_each_clip_is_decoded_once_whatever_the_clips_in_flight(small_manifest, tmp_path):
+    import gaze.video.store as store
+
+    decodes: list[str] = []
+    real = store.open_clip
+
+    def counting(path, *args, **kwargs):
+        decodes.append(str(path))
+        return real(path, *args, **kwargs)
+
+    lines = small_manifest.read_text().splitlines()[:3]
+    manifest = tmp_path / "three.jsonl"
+    manifest.write_text("\n".join(lines) + "\n")
+    store.open_clip = counting
+    try:
+        summary = asyncio.run(
+            run_benchmark(
+                manifest,
+                "robogaze",
+                tmp_path / "run",
+                GazeContext(use_cache=False),
+                clip_concurrency=3,
+                backbones={"default": ScriptedBackbone(fallback_minimal=True)},
+            )
+        )
+    finally:
+        store.open_clip = real
+    assert len(summary.done) == 3
+    assert sorted(decodes) == sorted(set(decodes)) and len(decodes) == 3
 
 
 def test_screening_metrics():

@@ -345,3 +345,26 @@ def test_llm_judge_is_asked_only_for_overlapping_pairs_and_cached(tmp_path):
     again = LLMJudge(Caller({"default": backbone}, cache=ResponseCache(tmp_path)))
     score_cases([case], "robogaze", again, n_boot=0)
     assert len(backbone.requests) == 1  # the rating came from the cache
+
+
+def test_flagged_clips_are_scored_as_they_are_and_counted(files, capsys):
+    manifest, _, tmp = files
+    preds = write_jsonl(
+        tmp / "flagged.jsonl",
+        [
+            {"clip_id": "a", "events": [], "flags": ["parse_failed"]},
+            {"clip_id": "b", "events": [], "flags": ["partial"]},
+            {"clip_id": "c", "events": [], "flags": ["parse_failed"]},
+            {"clip_id": "d", "events": [ev(start=3, end=4)]},
+        ],
+    )
+    out = tmp / "m.json"
+    args = ["bench", "score", str(manifest), str(preds), "--out", str(out), "--bootstrap", "0"]
+    assert run(args) == 0
+    data = json.loads(out.read_text())
+    assert data["n_parse_failed"] == 2 and data["parse_failed"] == ["a", "c"]
+    assert data["n_partial"] == 1 and data["partial"] == ["b"]
+    # the clean clip c has an empty report, but only because nothing parsed: it is said so
+    assert data["clean_accuracy"] == 1.0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "2 clip(s) flagged parse_failed (no diagnosis call parsed: scored as empty" in err

@@ -234,3 +234,18 @@ def test_forge_command_writes_a_manifest(tmp_path, capsys):
     lines = (tmp_path / "f" / "manifest.jsonl").read_text().splitlines()
     assert len(lines) == 2
     assert "wrote 2 clips" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args", [["--version"], ["schema", "--json"], ["clip", "info", "CLIP"]])
+def test_light_commands_import_no_heavy_library(args, forge_dir, forge_rows):
+    args = [str(forge_dir / forge_rows["clean"].video) if a == "CLIP" else a for a in args]
+    probe = (
+        "import sys\nfrom gaze.cli.main import run\ncode = run(sys.argv[1:])\n"
+        "heavy = {m.split('.')[0] for m in sys.modules} & "
+        "{'scipy', 'langgraph', 'torch', 'langchain_core', 'openai', 'google'}\n"
+        "print('HEAVY', sorted(heavy), code, file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=60
+    )
+    assert proc.stderr.strip().splitlines()[-1] == "HEAVY [] 0", proc.stderr

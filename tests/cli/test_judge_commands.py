@@ -183,7 +183,10 @@ def test_agreement_keys_and_generator_leaderboard(tmp_path, capsys):
     assert data["skipped"] == [{"clip_id": "c", "axis": "pa", "reason": "no prediction"}]
     board = {r["generator"]: r for r in data["leaderboard"]}
     assert board["g1"]["average"] == 3.0 and board["g2"]["pa"] == 3.0
-    assert "ci" in data
+    # two clips, two condition groups: a resample holds 0, 1 or 2 exact pairs of PA's one
+    assert data["ci"]["pa"]["exact"] == [0.0, 1.0] and data["ci"]["pa"]["within_1"] == [1.0, 1.0]
+    low, high = data["ci"]["ia"]["mse"]
+    assert low <= data["ia"]["mse"] <= high
 
 
 def test_agreement_refuses_scores_outside_1_to_5(tmp_path, capsys):

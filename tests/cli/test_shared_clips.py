@@ -11,6 +11,7 @@ from gaze.schema.inputs import ClipInput
 from tests.conftest import SHARED_CLIPS
 
 
+@pytest.mark.slow
 def test_every_shared_clip_gets_a_report(shared_manifest):
     for row in shared_manifest:
         report = diagnose_pixels(

@@ -147,8 +147,8 @@ def test_glide_keeps_every_hungarian_pair_and_pools():
     # ratings 5 per pair (a [0,1] judge's 1 counts as 5): two pairs in clip a, none in b
     assert out["precision"] == pytest.approx(10 / (5 * 4))
     assert out["recall"] == pytest.approx(10 / (5 * 2))
-    # IoU of the kept pairs: whichever assignment, ratings tie; mean over pairs is reported
-    assert 0 <= out["temporal_miou"] <= 1
+    # ratings tie (5 each): the tie goes to the larger IoU, (1,3)-(0,2) 1/3 and (4,5)-(4,5) 1
+    assert out["temporal_miou"] == pytest.approx((1 / 3 + 1.0) / 2)
 
 
 def test_table_judge_replays_and_names_a_missing_pair(tmp_path):
@@ -242,3 +242,63 @@ def test_an_extra_unmatched_prediction_never_raises_precision(ref_items, pred_it
     before = score_cases([case(refs, preds)], "robogaze", LexicalJudge(), n_boot=0)
     after = score_cases([case(refs, [*preds, extra])], "robogaze", LexicalJudge(), n_boot=0)
     assert (after["precision"] or 0) <= (before["precision"] or 0) + 1e-12
+
+
+def test_a_tie_on_the_cost_goes_to_the_larger_similarity_whatever_the_order():
+    # both assignments cost 1.0 in C; the diagonal has S = 1 + 1, the other 0.5 + 0.5
+    iou = np.array([[0.5, 1.0], [1.0, 0.5]])
+    sim = np.array([[1.0, 0.5], [0.5, 1.0]])
+    dims = ["physical_plausibility"] * 2
+    straight = robogaze.match(iou, sim, dims, dims, ["p0", "p1"], ["r0", "r1"])
+    swapped = robogaze.match(iou[::-1], sim[::-1], dims, dims, ["p1", "p0"], ["r0", "r1"])
+    assert sorted(straight.pairs) == [(0, 0), (1, 1)]
+    assert sorted(swapped.pairs) == [(0, 1), (1, 0)]  # the same events, listed the other way
+    for result in (straight, swapped):
+        assert robogaze.clip_scores(result, 2, 2).f1 == pytest.approx(1.0)
+
+
+tied_values = st.sampled_from([0.0, 0.5, 1.0])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(1, 4).flatmap(
+        lambda n: st.integers(1, 4).flatmap(
+            lambda m: st.tuples(
+                st.lists(st.lists(tied_values, min_size=m, max_size=m), min_size=n, max_size=n),
+                st.lists(st.lists(tied_values, min_size=m, max_size=m), min_size=n, max_size=n),
+                st.permutations(range(n)),
+                st.permutations(range(m)),
+            )
+        )
+    )
+)
+def test_matching_with_many_ties_does_not_depend_on_event_order(data):
+    iou_rows, sim_rows, row_order, col_order = data
+    iou, sim = np.array(iou_rows), np.array(sim_rows)
+    n, m = iou.shape
+    dims_p, dims_r = ["visual_quality"] * n, ["visual_quality"] * m
+    keys_p, keys_r = [f"p{i}" for i in range(n)], [f"r{j}" for j in range(m)]
+    first = robogaze.match(iou, sim, dims_p, dims_r, keys_p, keys_r)
+    rows, cols = list(row_order), list(col_order)
+    again = robogaze.match(
+        iou[np.ix_(rows, cols)],
+        sim[np.ix_(rows, cols)],
+        dims_p,
+        dims_r,
+        [keys_p[i] for i in rows],
+        [keys_r[j] for j in cols],
+    )
+    named = {(keys_p[i], keys_r[j]) for i, j in first.pairs}
+    renamed = {(keys_p[rows[i]], keys_r[cols[j]]) for i, j in again.pairs}
+    assert named == renamed
+    rating_first = glide.match(5 * sim, iou, keys_p, keys_r)
+    rating_again = glide.match(
+        5 * sim[np.ix_(rows, cols)],
+        iou[np.ix_(rows, cols)],
+        [keys_p[i] for i in rows],
+        [keys_r[j] for j in cols],
+    )
+    assert {(keys_p[i], keys_r[j]) for i, j in rating_first.pairs} == {
+        (keys_p[rows[i]], keys_r[cols[j]]) for i, j in rating_again.pairs
+    }
