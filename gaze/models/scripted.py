@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from gaze.errors import GazeInputError
-from gaze.models.protocol import ModelReply, ModelRequest
+from gaze.models.protocol import Backbone, ModelReply, ModelRequest
 
 Reply = str | dict[str, Any] | BaseModel | Exception | Callable[[ModelRequest], Any]
 Script = Mapping[str, Sequence[Reply] | Callable[[ModelRequest], Any]]
@@ -122,7 +122,7 @@ class ScriptedBackbone:
         )
 
 
-def scripted_from_spec(name: str) -> Any:
+def scripted_from_spec(name: str) -> Backbone:
     """``scripted:auto`` (minimal valid replies), ``scripted:unruly`` (replies as real models
     spoil them: ``gaze.models.unruly``) or ``scripted:FILE.json`` ({role: [replies]})."""
     if name == "auto":
