@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gaze.cli.options import print_json
+from gaze.graph.context import default_of
 from gaze.video.clip import open_clip
 from gaze.video.windows import SamplingSettings
 
@@ -21,8 +22,16 @@ def clip() -> None:
 
 @clip.command()
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--window-s", type=float, default=4.0, show_default=True, help="Window length.")
-@click.option("--frames-per-window", type=int, default=16, show_default=True)
+@click.option(
+    "--window-s",
+    type=float,
+    default=default_of("window_s"),
+    show_default=True,
+    help="Window length.",
+)
+@click.option(
+    "--frames-per-window", type=int, default=default_of("frames_per_window"), show_default=True
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def info(path: Path, window_s: float, frames_per_window: int, as_json: bool) -> None:
     """Show a clip's metadata and the windows gaze samples from it."""

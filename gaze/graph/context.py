@@ -7,6 +7,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from gaze.models.cache import public_endpoint
+from gaze.video.windows import SamplingSettings
 
 JUDGES = ("diagnosis", "signals", "pa_ia", "progress")
 """The branches a run can take (``judges``): the diagnosis graph; pixel signals in the report;
@@ -32,6 +33,10 @@ def default_of(name: str) -> Any:
 def description_of(name: str) -> str:
     spec = next(f for f in fields(GazeContext) if f.name == name)
     return str(spec.metadata.get("description", ""))
+
+
+_SAMPLING = SamplingSettings()
+"""The sampling defaults live with the sampling code; the context takes them from there."""
 
 
 def _describe(text: str) -> dict[str, str]:
@@ -87,12 +92,16 @@ class GazeContext:
             "progress_style=recorded."
         ),
     )
-    window_s: float = field(default=4.0, metadata=_describe("Window length in seconds."))
+    window_s: float = field(
+        default=_SAMPLING.window_s, metadata=_describe("Window length in seconds.")
+    )
     frames_per_window: int = field(
-        default=16, metadata=_describe("Frames sampled per window (16 per 4 s = 4 fps).")
+        default=_SAMPLING.frames_per_window,
+        metadata=_describe("Frames sampled per window (16 per 4 s = 4 fps)."),
     )
     max_side: int = field(
-        default=768, metadata=_describe("Longest side of frames sent to models, pixels.")
+        default=_SAMPLING.max_side,
+        metadata=_describe("Longest side of frames sent to models, pixels."),
     )
     top_k: int = field(default=3, metadata=_describe("Dimensions the router keeps per segment."))
     critic_threshold: float = field(
