@@ -15,13 +15,18 @@ def diagnose(video, instruction, *extra: str) -> list[str]:
     return ["diagnose", str(video), "-i", instruction, *extra, "--json"]
 
 
+def on_server(row, forge_dir, server: StandIn, *extra: str) -> list[str]:
+    """`gaze diagnose` of a forge clip with the openai provider pointed at ``server``."""
+    url = server.url + "/v1"
+    return diagnose(
+        forge_dir / row.video, row.instruction, "--model", "openai:m", "--base-url", url, *extra
+    )
+
+
 def test_a_fully_cached_rerun_needs_no_server(forge_dir, forge_rows, capsys):
     row = forge_rows["clean"]
     with StandIn(responder=minimal_chat) as server:
-        url = server.url + "/v1"
-        args = diagnose(
-            forge_dir / row.video, row.instruction, "--model", "openai:m", "--base-url", url
-        )
+        args = on_server(row, forge_dir, server)
         assert run(args) == 0
         first = Report.model_validate_json(capsys.readouterr().out)
         sent = len(server.seen)
@@ -37,16 +42,7 @@ def test_a_transient_error_on_the_start_up_check_is_retried(forge_dir, forge_row
     row = forge_rows["clean"]
     with StandIn(responder=minimal_chat) as server:
         server.push(error_reply(500, "warming up"), error_reply(429, "busy", {"retry-after": "0"}))
-        code = run(
-            diagnose(
-                forge_dir / row.video,
-                row.instruction,
-                "--model",
-                "openai:m",
-                "--base-url",
-                server.url + "/v1",
-            )
-        )
+        code = run(on_server(row, forge_dir, server))
         captured = capsys.readouterr()
         names = [s.body["response_format"]["json_schema"]["name"] for s in server.seen]
     assert code == 0, captured.err
@@ -56,18 +52,7 @@ def test_a_transient_error_on_the_start_up_check_is_retried(forge_dir, forge_row
 def test_temperature_is_sent_as_recorded(forge_dir, forge_rows, capsys):
     row = forge_rows["clean"]
     with StandIn(responder=minimal_chat) as server:
-        code = run(
-            diagnose(
-                forge_dir / row.video,
-                row.instruction,
-                "--model",
-                "openai:m",
-                "--base-url",
-                server.url + "/v1",
-                "--temperature",
-                "0.3",
-            )
-        )
+        code = run(on_server(row, forge_dir, server, "--temperature", "0.3"))
         bodies = [s.body for s in server.seen[1:]]  # after the start-up probe
     captured = capsys.readouterr()
     assert code == 0, captured.err
