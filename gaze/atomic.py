@@ -31,6 +31,36 @@ def check_writable(path: str | Path) -> Path:
     return path
 
 
+def check_not_input(target: str | Path, inputs: list[Path]) -> None:
+    """Refuse an output path that is one of the inputs (``--out clip.mp4`` would destroy it)."""
+    target = Path(target)
+    for source in inputs:
+        if target.exists() and source.exists() and os.path.samefile(target, source):
+            raise GazeInputError(f"cannot write {target}: it is an input of this run")
+        if target.resolve() == source.resolve():
+            raise GazeInputError(f"cannot write {target}: it is an input of this run")
+
+
+def inside(folder: str | Path, name: str) -> Path:
+    """``folder / name``, refusing any name that would land outside ``folder`` (``..``, an
+    absolute path, a link out): every file gaze names from its input stays where the user said."""
+    root = Path(folder).resolve()
+    target = (root / name).resolve()
+    if target.parent != root:
+        raise GazeInputError(f"{name!r} would be written outside {folder}; refused")
+    return target
+
+
+def _mode_for(path: Path) -> int:
+    """The mode a new file gets from the umask, or the mode of the file being replaced."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` through a temp file in the same folder and a rename."""
     path = check_writable(path)
@@ -40,6 +70,7 @@ def atomic_write_text(path: str | Path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, _mode_for(path))  # mkstemp makes 0600: keep the umask's or the old mode
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gaze import __version__
-from gaze.atomic import atomic_write_text
+from gaze.atomic import atomic_write_text, inside
 from gaze.bench.baselines import BASELINE_PROMPTS, run_baseline
 from gaze.bench.baselines import METHODS as BASELINES
 from gaze.bench.inputs import load_manifest, video_path
@@ -25,6 +25,7 @@ from gaze.graph.context import GazeContext
 from gaze.models.caller import Caller, usage_totals
 from gaze.models.protocol import Backbone, ModelConfigError
 from gaze.prompts import load_prompt
+from gaze.redact import redact
 from gaze.schema.codebook import DIMENSIONS, load_codebook
 from gaze.schema.manifest import ManifestClip
 from gaze.schema.report import Assessment, Report, RunManifest
@@ -124,7 +125,7 @@ async def _baseline_report(
             not_assessed=[],
             note=f"Control method {method}; see gaze.bench.baselines.",
         ),
-        problems=problems,
+        problems=[redact(p) for p in problems],
         manifest=RunManifest(
             gaze_version=__version__,
             codebook_version=book.version,
@@ -223,7 +224,7 @@ async def execute_run(
     gate = asyncio.Semaphore(max(1, clip_concurrency))
 
     async def one(row: ManifestClip) -> None:
-        target = reports / f"{row.clip_id}.json"
+        target = inside(reports, f"{row.clip_id}.json")
         if _finished(target):
             summary.skipped.append(row.clip_id)
             if on_progress:
@@ -250,9 +251,9 @@ async def execute_run(
                     on_progress(row.clip_id, report, None)
             except ModelConfigError as exc:  # the backbone cannot work for any clip
                 config_error.append(exc)
-                summary.failed[row.clip_id] = str(exc)
+                summary.failed[row.clip_id] = redact(str(exc))
             except Exception as exc:  # one clip's failure never stops the others
-                reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+                reason = redact(" ".join(f"{type(exc).__name__}: {exc}".split()))
                 summary.failed[row.clip_id] = reason
                 if on_progress:
                     on_progress(row.clip_id, None, reason)
@@ -272,7 +273,7 @@ async def execute_run(
         "cost_usd": 0.0,
     }
     for row in rows:
-        path = reports / f"{row.clip_id}.json"
+        path = inside(reports, f"{row.clip_id}.json")
         if _finished(path):
             m = Report.model_validate_json(path.read_text(encoding="utf-8")).manifest
             totals["calls"] += sum(m.calls.values())

@@ -12,7 +12,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from gaze.atomic import check_writable
+from gaze.atomic import check_not_input, check_writable
 from gaze.cli.context_options import context_from, context_options
 from gaze.cli.options import initial_frame_or_error, instruction_or_error
 from gaze.cli.progress_bar import GraphProgress
@@ -109,8 +109,10 @@ def diagnose(
         raise GazeInputError("missing CLIP (a video file), or use --demo")
     text = instruction_or_error(instruction)
     scene = initial_frame_or_error(initial_frame)
+    inputs = [clip, *([Path(scene)] if scene else [])]
     for target in (out, html_out):
         if target is not None:
+            check_not_input(target, inputs)
             check_writable(target)
     request = ClipInput(
         clip_id=clip_id or clip.stem, video=str(clip), instruction=text, initial_frame=scene

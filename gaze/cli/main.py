@@ -14,8 +14,11 @@ import click
 
 from gaze import __version__
 from gaze.errors import GazeInputError
+from gaze.models.protocol import NoReplyError
+from gaze.redact import redact
 
 EXIT_BAD_INPUT = 2
+EXIT_FAILED = 1
 
 COMMANDS = {
     "diagnose": ("gaze.cli.diagnose_cmd", "diagnose", "Diagnose one clip."),
@@ -52,7 +55,7 @@ def cli() -> None:
 
 
 def _fail(message: str, code: int) -> int:
-    first_line = " ".join(message.strip().split())
+    first_line = " ".join(redact(message).strip().split())
     print(f"gaze: error: {first_line}", file=sys.stderr)
     return code
 
@@ -63,6 +66,8 @@ def run(argv: list[str] | None = None) -> int:
         return result if isinstance(result, int) else 0
     except GazeInputError as exc:
         return _fail(str(exc), EXIT_BAD_INPUT)
+    except NoReplyError as exc:  # the model server never answered: this clip failed
+        return _fail(f"clip failed, the model server gave no reply: {exc}", EXIT_FAILED)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:

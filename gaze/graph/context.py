@@ -7,6 +7,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from gaze.models.cache import public_endpoint
+from gaze.redact import redact
 from gaze.video.windows import SamplingSettings
 
 JUDGES = ("diagnosis", "signals", "pa_ia", "progress")
@@ -201,4 +202,5 @@ class GazeContext:
         out["model"] = self.resolved_model()
         # user info or a query string in a URL can hold a token: never record them
         out["base_url"] = public_endpoint(self.resolved_base_url()) or None
+        out["roles"] = {role: redact(spec) for role, spec in self.roles.items()}
         return out

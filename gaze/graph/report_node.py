@@ -15,6 +15,7 @@ from gaze.graph.state import CheckedHypothesis, State, Update
 from gaze.models.caller import Caller, usage_totals
 from gaze.pixel_diagnosis import pixel_signals
 from gaze.prompts import load_prompt
+from gaze.redact import redact
 from gaze.schema.codebook import DIMENSIONS, load_codebook
 from gaze.schema.events import Event
 from gaze.schema.report import (
@@ -126,7 +127,9 @@ async def _report(state: State, ctx: GazeContext, svc: RunServices) -> Report:
         assessment=graph_assessment(ctx, incomplete),
         signals=signals,
         rejected=[_rejection(h) for h in state.get("rejected", [])],
-        problems=[f"{f['role']} ({f['where']}): {f['detail']}" for f in failures + judge_failures],
+        problems=[
+            redact(f"{f['role']} ({f['where']}): {f['detail']}") for f in failures + judge_failures
+        ],
         pa=JudgeScore.model_validate(state["pa"]) if state.get("pa") else None,
         ia=JudgeScore.model_validate(state["ia"]) if state.get("ia") else None,
         progress=ProgressCurve.model_validate(state["progress"]) if state.get("progress") else None,

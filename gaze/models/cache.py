@@ -13,11 +13,11 @@ import os
 import sqlite3
 import threading
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from platformdirs import user_cache_dir
 
 from gaze.models.protocol import ImagePart, ModelReply, ModelRequest
+from gaze.redact import public_url
 
 
 def default_cache_dir() -> Path:
@@ -25,13 +25,8 @@ def default_cache_dir() -> Path:
 
 
 def public_endpoint(base_url: str | None) -> str:
-    """The endpoint without user info or query (where tokens sometimes hide)."""
-    if not base_url:
-        return ""
-    parts = urlsplit(base_url)
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}"
+    """The endpoint without user info, query or key-like path parts (where tokens hide)."""
+    return public_url(base_url) if base_url else ""
 
 
 def cache_key(provider: str, model: str, endpoint: str, request: ModelRequest) -> str:

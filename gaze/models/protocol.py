@@ -103,6 +103,23 @@ class TransientModelError(Exception):
         self.retry_after = retry_after
 
 
+MALFORMED_BODY_ERRORS: tuple[type[BaseException], ...] = (
+    ValueError,  # not JSON, not UTF-8 (json and codec errors are ValueErrors)
+    RecursionError,  # JSON nested deeper than the parser goes
+    AttributeError,  # JSON of the wrong shape (a list where an object was due)
+    TypeError,
+    KeyError,
+    IndexError,
+)
+"""What an SDK raises on a 200 whose body is not the API's JSON (an HTML error page from a
+proxy, garbage, a truncated stream): a failed attempt, retried like a transient error."""
+
+
+def as_count(value: Any) -> int:
+    """A token count from a server's usage block: a non-negative int, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
 class ModelCallError(Exception):
     """The call failed for good (e.g. a 400): the output counts as unparseable."""
 

@@ -8,6 +8,7 @@ import os
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from gaze.errors import GazeInputError
 from gaze.models.cache import public_endpoint
@@ -23,6 +24,7 @@ from gaze.models.protocol import (
     TextPart,
     TransientModelError,
 )
+from gaze.redact import redact, register_key_variable
 
 PROVIDERS = ("openai", "gemini", "vllm", "scripted", "langchain")
 
@@ -63,8 +65,10 @@ class RoleSpec:
 
 def make_backbone(spec: str, base_url: str | None = None, key_env: str | None = None) -> Backbone:
     provider, model = parse_spec(spec)
-    if key_env is not None and not os.environ.get(key_env):
-        raise ModelConfigError(f"{spec}: the key variable {key_env} is not set")
+    if key_env is not None:
+        if not os.environ.get(key_env):
+            raise ModelConfigError(f"{spec}: the key variable {key_env} is not set")
+        register_key_variable(key_env)
     if provider == "openai":
         from gaze.models.providers.openai_chat import OpenAIChat
 
@@ -98,6 +102,20 @@ def parse_role_bindings(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+def check_base_url(url: str | None, where: str = "--base-url") -> None:
+    """A base URL gaze can use: http(s), a host, a port in range (else one line, exit 2)."""
+    if not url:
+        return
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises for 99999 or a broken IPv6 literal
+    except ValueError as exc:
+        raise GazeInputError(f"{where} {redact(url)} is not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise GazeInputError(f"{where} {redact(url)} must be an http(s) URL with a host")
+    del port
+
+
 @dataclass
 class Bindings:
     """Backbones by role ('default' for every role not bound) and each role's endpoint."""
@@ -123,6 +141,7 @@ def bind_roles(
             built[spec] = make_backbone(spec.model, spec.base_url, spec.key_env)
         return built[spec]
 
+    check_base_url(base_url)
     default_spec = RoleSpec(default or "", base_url)
     backbones: dict[str, Backbone] = {"default": given.get("default") or backbone_for(default_spec)}
     endpoints = {"default": public_endpoint(base_url)}
@@ -131,6 +150,7 @@ def bind_roles(
             backbones[role] = given[role]
         elif role in roles:
             spec = RoleSpec.parse(roles[role])
+            check_base_url(spec.base_url, f"--role {role}: base_url")
             if spec.base_url is None:
                 spec = RoleSpec(spec.model, base_url, spec.key_env)
             backbones[role] = backbone_for(spec)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from gaze.schema.events import Event
 
@@ -30,13 +30,43 @@ class ProgressInterval(BaseModel):
         return self
 
 
+MAX_CLIP_ID = 200
+
+
+def check_clip_id(value: str) -> str:
+    """A clip id names the clip's report file, so it must be a plain file name: no folder
+    separator, no leading dot ('..' included), no control character, at most 200 characters."""
+    problems = []
+    if not value:
+        problems.append("is empty")
+    if "/" in value or "\\" in value:
+        problems.append("contains a folder separator")
+    if value.startswith("."):
+        problems.append("starts with a dot")
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        problems.append("contains a control character")
+    if len(value) > MAX_CLIP_ID:
+        problems.append(f"is longer than {MAX_CLIP_ID} characters")
+    if problems:
+        raise ValueError(
+            f"clip_id {value[:60]!r} {' and '.join(problems)}; it names the clip's report file"
+        )
+    return value
+
+
 class ManifestClip(BaseModel):
     """One line of a benchmark manifest: a clip and its human reference."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     clip_id: str = Field(min_length=1)
-    """Unique identifier of the clip in the manifest."""
+    """Unique identifier of the clip in the manifest (a plain file name: see check_clip_id)."""
+
+    @field_validator("clip_id")
+    @classmethod
+    def _plain_clip_id(cls, value: str) -> str:
+        return check_clip_id(value)
+
     video: str
     """Video path, relative to the manifest file."""
     instruction: str

@@ -6,12 +6,14 @@ import os
 from typing import Any
 
 from gaze.models.protocol import (
+    MALFORMED_BODY_ERRORS,
     ImagePart,
     ModelCallError,
     ModelConfigError,
     ModelReply,
     ModelRequest,
     TransientModelError,
+    as_count,
 )
 
 
@@ -103,13 +105,23 @@ class GeminiChat:
             raise ModelCallError(f"{code}: {exc.message or exc}") from exc
         except (TimeoutError, ConnectionError, OSError) as exc:
             raise TransientModelError(f"cannot reach the Gemini endpoint: {exc}") from exc
+        except MALFORMED_BODY_ERRORS as exc:
+            raise TransientModelError(
+                f"malformed response body from the Gemini endpoint ({type(exc).__name__})"
+            ) from exc
         except Exception as exc:  # httpx transport errors surface under their own names
             if type(exc).__module__.startswith(("httpx", "httpcore", "aiohttp")):
                 raise TransientModelError(f"cannot reach the Gemini endpoint: {exc}") from exc
             raise
-        usage = response.usage_metadata
+        try:
+            text = response.text
+            usage = response.usage_metadata
+        except MALFORMED_BODY_ERRORS as exc:
+            raise TransientModelError(
+                f"malformed response body from the Gemini endpoint ({type(exc).__name__})"
+            ) from exc
         return ModelReply(
-            text=response.text or "",
-            input_tokens=(usage.prompt_token_count or 0) if usage else 0,
-            output_tokens=(usage.candidates_token_count or 0) if usage else 0,
+            text=text if isinstance(text, str) else "",
+            input_tokens=as_count(getattr(usage, "prompt_token_count", 0)),
+            output_tokens=as_count(getattr(usage, "candidates_token_count", 0)),
         )

@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from gaze.models.protocol import (
+    MALFORMED_BODY_ERRORS,
     ImagePart,
     Message,
     ModelCallError,
@@ -13,7 +14,9 @@ from gaze.models.protocol import (
     ModelReply,
     ModelRequest,
     TransientModelError,
+    as_count,
 )
+from gaze.redact import public_url, redact
 from gaze.video.frames import data_url
 
 PLACEHOLDER_KEY = "not-needed"
@@ -92,8 +95,8 @@ class OpenAIChat:
         except openai.RateLimitError as exc:
             raise TransientModelError(f"429 from {self.model}", _retry_after(exc)) from exc
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-            where = self.base_url or "the OpenAI API"
-            raise TransientModelError(f"cannot reach {where}: {exc}") from exc
+            where = public_url(self.base_url) if self.base_url else "the OpenAI API"
+            raise TransientModelError(redact(f"cannot reach {where}: {exc}")) from exc
         except openai.InternalServerError as exc:
             raise TransientModelError(f"server error {exc.status_code}") from exc
         except openai.AuthenticationError as exc:
@@ -102,16 +105,30 @@ class OpenAIChat:
             raise ModelConfigError(f"model {self.model!r} not found at the server") from exc
         except openai.APIStatusError as exc:
             raise ModelCallError(f"{exc.status_code}: {_message(exc)}") from exc
-        if not response.choices:
-            raise ModelCallError("the server returned no choices")
-        message = response.choices[0].message
-        usage = response.usage
+        except (openai.APIResponseValidationError, *MALFORMED_BODY_ERRORS) as exc:
+            raise TransientModelError(_malformed(self.base_url, exc)) from exc
+        try:
+            choices = response.choices
+            if not choices:
+                raise ModelCallError("the server returned no choices")
+            message = choices[0].message
+            text, refusal = message.content, getattr(message, "refusal", None)
+            usage = response.usage
+        except MALFORMED_BODY_ERRORS as exc:
+            raise TransientModelError(_malformed(self.base_url, exc)) from exc
+        if not isinstance(text, str | None) or not isinstance(refusal, str | None):
+            raise TransientModelError(_malformed(self.base_url, TypeError("content")))
         return ModelReply(
-            text=message.content or "",
-            input_tokens=usage.prompt_tokens if usage else 0,
-            output_tokens=usage.completion_tokens if usage else 0,
-            refusal=getattr(message, "refusal", None),
+            text=text or "",
+            input_tokens=as_count(getattr(usage, "prompt_tokens", 0)),
+            output_tokens=as_count(getattr(usage, "completion_tokens", 0)),
+            refusal=refusal,
         )
+
+
+def _malformed(base_url: str | None, exc: BaseException) -> str:
+    where = public_url(base_url) if base_url else "the OpenAI API"
+    return f"malformed response body from {where} ({type(exc).__name__}: not the API's JSON)"
 
 
 def _retry_after(exc: Any) -> float | None:
