@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gaze.errors import GazeInputError
-from gaze.models.protocol import Backbone
+from gaze.models.protocol import Backbone, ClipTimeoutError
 from gaze.schema.inputs import ClipInput, check_instruction
 from gaze.schema.report import Report
 
@@ -102,21 +102,38 @@ async def _run_graph(
             "clip_id": request.clip_id,
         }
         config = {"run_id": uuid.UUID(run_id), "recursion_limit": 100}
-        final: dict[str, Any] = {}
-        async for chunk in graph.astream(
-            inputs, config=config, context=ctx, stream_mode=["updates", "values", "custom"]
-        ):
-            mode, data = chunk
-            if mode == "updates" and on_update is not None:
-                for node, update in data.items():
-                    on_update(node, update or {})
-            elif mode == "custom" and on_update is not None:
-                on_update("progress_note", data)
-            elif mode == "values":
-                final = data
+        deadline = asyncio.timeout(ctx.clip_timeout_s)
+        try:
+            async with deadline:
+                final = await _stream(graph, inputs, config, ctx, on_update)
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            raise ClipTimeoutError(
+                f"{request.clip_id}: not finished within {ctx.clip_timeout_s:g} s (--clip-timeout)"
+            ) from None
         return Report.model_validate(final["report"])
     finally:
         await close_run(run_id)
+
+
+async def _stream(
+    graph: Any, inputs: dict[str, Any], config: Any, ctx: Any, on_update: ProgressHook | None
+) -> dict[str, Any]:
+    """The graph's final state, passing node updates and progress notes to ``on_update``."""
+    final: dict[str, Any] = {}
+    async for chunk in graph.astream(
+        inputs, config=config, context=ctx, stream_mode=["updates", "values", "custom"]
+    ):
+        mode, data = chunk
+        if mode == "updates" and on_update is not None:
+            for node, update in data.items():
+                on_update(node, update or {})
+        elif mode == "custom" and on_update is not None:
+            on_update("progress_note", data)
+        elif mode == "values":
+            final = data
+    return final
 
 
 def diagnose(video: str | Path, instruction: str, **kwargs: Any) -> Report:

@@ -17,6 +17,10 @@ class Reply:
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
+    drip_s: float = 0.0
+    """Send the body one byte every drip_s seconds (a server that never quite stops)."""
+    delay_s: float = 0.0
+    """Wait this long before answering at all (a server that hangs)."""
 
 
 @dataclass
@@ -68,13 +72,22 @@ class StandIn:
                     if not isinstance(reply.body, bytes)
                     else reply.body
                 )
+                if reply.delay_s and outer._stopping.wait(reply.delay_s):
+                    return
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")
                 for key, value in reply.headers.items():
                     self.send_header(key, value)
                 self.send_header("content-length", str(len(payload)))
                 self.end_headers()
-                self.wfile.write(payload)
+                if not reply.drip_s:
+                    self.wfile.write(payload)
+                    return
+                for i in range(len(payload)):  # bounded: one byte per step, stops on shutdown
+                    if outer._stopping.wait(reply.drip_s):
+                        return
+                    self.wfile.write(payload[i : i + 1])
+                    self.wfile.flush()
 
             do_POST = _serve  # noqa: N815
             do_GET = _serve  # noqa: N815
@@ -82,7 +95,10 @@ class StandIn:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
+        self._stopping = threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.server.block_on_close = False
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
@@ -99,6 +115,7 @@ class StandIn:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._stopping.set()
         self.server.shutdown()
         self.server.server_close()
 

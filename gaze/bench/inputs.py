@@ -92,10 +92,13 @@ def load_predictions(path: str | Path) -> dict[str, Prediction]:
     predictions: dict[str, Prediction] = {}
     problems: list[str] = []
     if path.is_dir():
-        sources = [
-            (f.name, f.read_text(encoding="utf-8"), True) for f in sorted(path.glob("*.json"))
-        ]
-        if not sources:
+        sources = []
+        for report_file in sorted(path.glob("*.json")):
+            try:
+                sources.append((report_file.name, report_file.read_text(encoding="utf-8"), True))
+            except (OSError, UnicodeDecodeError) as exc:
+                problems.append(f"{report_file.name}: cannot read as UTF-8 text ({exc})")
+        if not sources and not problems:
             raise GazeInputError(f"no report files (*.json) in {path}")
     else:
         try:

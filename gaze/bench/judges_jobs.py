@@ -42,6 +42,9 @@ def _rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
     return out
 
 
+MAX_PROGRESS_VALUE = 1000.0
+
+
 def _curve(row: dict[str, Any], where: str) -> list[float]:
     values = row.get("progress")
     if not isinstance(values, list):
@@ -56,6 +59,11 @@ def _curve(row: dict[str, Any], where: str) -> list[float]:
         math.isfinite(v) and not isinstance(x, bool) for v, x in zip(numbers, values, strict=True)
     ):
         raise GazeInputError(f"{where}: 'progress' holds NaN, infinity or a boolean")
+    if any(abs(v) > MAX_PROGRESS_VALUE for v in numbers):
+        raise GazeInputError(
+            f"{where}: 'progress' holds a value beyond ±{MAX_PROGRESS_VALUE:g} "
+            "(curves are 0-1 or 0-100, increments -100..100)"
+        )
     return numbers
 
 

@@ -22,6 +22,8 @@ RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "--concurrency": ("concurrency", click.IntRange(1, 256)),
     "--temperature": ("temperature", click.FloatRange(0, 2)),
     "--max-retries": ("max_retries", click.IntRange(0, 10)),
+    "--request-timeout": ("request_timeout_s", click.FloatRange(0.1)),
+    "--clip-timeout": ("clip_timeout_s", click.FloatRange(1)),
     "--window-s": ("window_s", click.FloatRange(0.5, 60)),
     "--frames-per-window": ("frames_per_window", click.IntRange(1, 64)),
     "--top-k": ("top_k", click.IntRange(1, 6)),

@@ -167,6 +167,34 @@ class GazeContext:
             "First backoff pause after a transient error, seconds (doubles, with jitter)."
         ),
     )
+    request_timeout_s: float = field(
+        default=120.0,
+        metadata=_describe(
+            "Total deadline of one request, seconds, first byte to last (a server that "
+            "trickles bytes cannot keep a request alive past it)."
+        ),
+    )
+    clip_timeout_s: float = field(
+        default=1800.0,
+        metadata=_describe(
+            "Deadline of one clip's whole diagnosis, seconds; past it the clip fails "
+            "(a batch records it and redoes it on resume)."
+        ),
+    )
+    breaker_after: int = field(
+        default=6,
+        metadata=_describe(
+            "Consecutive transport failures of one endpoint after which the run sends it no "
+            "more work and its clips fail at once (0: never)."
+        ),
+    )
+    max_reply_chars: int = field(
+        default=262_144,
+        metadata=_describe(
+            "Longest model reply accepted, characters; a longer one is a failed attempt, "
+            "never fed back to the model or cached."
+        ),
+    )
     retry_max_s: float = field(
         default=30.0,
         metadata=_describe(

@@ -65,6 +65,10 @@ def check_context(ctx: GazeContext) -> None:
         raise GazeInputError("max_retries must be >= 0 and concurrency >= 1")
     if not 0 <= ctx.temperature <= 2:
         raise GazeInputError("temperature must be in [0, 2]")
+    if ctx.request_timeout_s <= 0 or ctx.clip_timeout_s <= 0 or ctx.breaker_after < 0:
+        raise GazeInputError(
+            "request_timeout_s and clip_timeout_s must be positive, breaker_after >= 0"
+        )
 
 
 def sampling_of(ctx: GazeContext) -> SamplingSettings:
@@ -83,16 +87,28 @@ def build_caller(
     retry = RetryPolicy(initial_s=ctx.retry_initial_s, max_s=ctx.retry_max_s)
 
     async def start_check(backbone: Backbone, where: str) -> None:
-        await preflight(backbone, where, attempts=1 + ctx.max_retries, retry=retry)
+        await preflight(
+            backbone,
+            where,
+            attempts=1 + ctx.max_retries,
+            retry=retry,
+            timeout_s=ctx.request_timeout_s,
+        )
 
+    cache = ResponseCache() if ctx.use_cache else None
+    if cache is not None:
+        cache.open()  # an unusable cache folder fails now, in one line
     return Caller(
         bindings.backbones,
         endpoints=bindings.endpoints,
-        cache=ResponseCache() if ctx.use_cache else None,
+        cache=cache,
         concurrency=ctx.concurrency,
         retry=retry,
         temperature=ctx.temperature,
         check=start_check if check else None,
+        request_timeout_s=ctx.request_timeout_s,
+        breaker_after=ctx.breaker_after,
+        max_reply_chars=ctx.max_reply_chars,
     )
 
 

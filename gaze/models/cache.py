@@ -11,13 +11,24 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 import threading
+import time
 from pathlib import Path
 
 from platformdirs import user_cache_dir
 
+from gaze.errors import GazeInputError
 from gaze.models.protocol import ImagePart, ModelReply, ModelRequest
 from gaze.redact import public_url
+
+BUSY_TIMEOUT_S = 30.0
+"""How long a writer waits for another process holding the cache (SQLite busy timeout)."""
+
+
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    text = str(exc).lower()
+    return any(w in text for w in ("not a database", "malformed", "corrupt", "quick_check"))
 
 
 def default_cache_dir() -> Path:
@@ -58,20 +69,76 @@ class ResponseCache:
         self.path = self.folder / "responses.sqlite"
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._failed = False
 
     def _connection(self) -> sqlite3.Connection:
         # called with the lock held
         if self._db is None:
+            self._db = self._open()
+        return self._db
+
+    def _unusable(self, exc: BaseException) -> GazeInputError:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        return GazeInputError(
+            f"the response cache at {self.folder} is not usable ({reason}); "
+            "point GAZE_CACHE_DIR at a writable folder or run with --no-cache"
+        )
+
+    def _open(self) -> sqlite3.Connection:
+        try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-            db.execute("PRAGMA journal_mode=WAL")
+        except OSError as exc:
+            raise self._unusable(exc) from None
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and not _corrupt(exc):
+                raise self._unusable(exc) from None
+            aside = self._move_aside(exc)
+            try:
+                return self._connect()
+            except sqlite3.DatabaseError as again:
+                raise self._unusable(again) from None
+            finally:
+                print(
+                    f"gaze: warning: the response cache {self.path} was damaged ({exc}); "
+                    f"moved to {aside.name} and started afresh",
+                    file=sys.stderr,
+                )
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_TIMEOUT_S)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")  # many processes may share one cache
             db.execute(
                 "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, text TEXT NOT NULL, "
                 "input_tokens INTEGER, output_tokens INTEGER)"
             )
+            db.execute("SELECT count(*) FROM replies").fetchone()
+            if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                raise sqlite3.DatabaseError("quick_check failed")
             db.commit()
-            self._db = db
-        return self._db
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _move_aside(self, reason: BaseException) -> Path:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        aside = self.path.with_name(f"responses.damaged-{stamp}-{os.getpid()}.sqlite")
+        for suffix in ("", "-wal", "-shm"):
+            source = Path(str(self.path) + suffix)
+            if source.exists():
+                try:
+                    source.replace(Path(str(aside) + suffix))
+                except OSError as exc:
+                    raise self._unusable(exc) from reason
+        return aside
+
+    def open(self) -> None:
+        """Open (or create) the store now: an unusable folder fails here, in one line."""
+        with self._lock:
+            self._connection()
 
     def get(self, key: str) -> ModelReply | None:
         with self._lock:
@@ -85,13 +152,25 @@ class ResponseCache:
         return None if row is None else ModelReply(row[0], row[1] or 0, row[2] or 0)
 
     def put(self, key: str, reply: ModelReply) -> None:
+        """Store a reply; a store that fails mid-run (a full disk) is turned off with a warning
+        rather than losing the run's work."""
         with self._lock:
+            if self._failed:
+                return
             db = self._connection()
-            db.execute(
-                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?)",
-                (key, reply.text, reply.input_tokens, reply.output_tokens),
-            )
-            db.commit()
+            try:
+                db.execute(
+                    "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?)",
+                    (key, reply.text, reply.input_tokens, reply.output_tokens),
+                )
+                db.commit()
+            except sqlite3.DatabaseError as exc:
+                self._failed = True
+                print(
+                    f"gaze: warning: cannot write the response cache at {self.folder} ({exc}); "
+                    "this run goes on without caching",
+                    file=sys.stderr,
+                )
 
     async def aget(self, key: str) -> ModelReply | None:
         return await asyncio.to_thread(self.get, key)

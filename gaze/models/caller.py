@@ -19,7 +19,13 @@ from typing import Any
 from typing_extensions import TypedDict
 
 from gaze.models.cache import ResponseCache, cache_key
-from gaze.models.protocol import Backbone, ModelReply, ModelRequest, TransientModelError
+from gaze.models.protocol import (
+    Backbone,
+    EndpointDownError,
+    ModelReply,
+    ModelRequest,
+    TransientModelError,
+)
 
 
 class CallRecord(TypedDict):
@@ -70,6 +76,9 @@ class Caller:
         retry: RetryPolicy | None = None,
         temperature: float = 0.0,
         check: Check | None = None,
+        request_timeout_s: float = 120.0,
+        breaker_after: int = 6,
+        max_reply_chars: int = 262_144,
         seed: int = 0,
     ) -> None:
         self.bindings = dict(bindings)
@@ -81,6 +90,13 @@ class Caller:
         self._checked: dict[int, asyncio.Future[None]] = {}
         self._semaphore = asyncio.Semaphore(max(1, concurrency))
         self._rng = random.Random(seed)
+        self.request_timeout_s = request_timeout_s
+        """Total deadline of one request, first byte to last (not an idle timeout)."""
+        self.breaker_after = breaker_after
+        """Consecutive transport failures of one backbone after which it gets no more work."""
+        self._failures_in_a_row: dict[int, int] = {}
+        self.max_reply_chars = max_reply_chars
+        """Longer replies are refused unread: not parsed, not fed back, not cached."""
 
     def backbone(self, role: str) -> Backbone:
         try:
@@ -140,23 +156,49 @@ class Caller:
             self._checked[id(backbone)] = job
         await asyncio.shield(job)
 
+    def _breaker(self, backbone: Backbone) -> None:
+        failures = self._failures_in_a_row.get(id(backbone), 0)
+        if self.breaker_after and failures >= self.breaker_after:
+            raise EndpointDownError(
+                f"{backbone.provider}:{backbone.model} failed {failures} times in a row; "
+                "this run sends it no more work"
+            )
+
     async def send(self, request: ModelRequest, record: CallRecord) -> ModelReply:
-        """One request to the role's backbone (no cache, no retry); ``record`` is filled in
-        whether it succeeds or raises."""
+        """One request to the role's backbone (no cache, no retry), within the total deadline
+        ``request_timeout_s``; ``record`` is filled in whether it succeeds or raises."""
         backbone = self.backbone(request.role)
+        self._breaker(backbone)
         await self._ensure_checked(backbone, request.role)
         started = time.perf_counter()
         async with self._semaphore:
+            self._breaker(backbone)  # it may have opened while this request waited
             try:
-                reply = await backbone.complete(request)
+                reply = await asyncio.wait_for(
+                    backbone.complete(request), timeout=self.request_timeout_s
+                )
+            except TimeoutError as exc:
+                record["ok"] = False
+                self._count_failure(backbone)
+                raise TransientModelError(
+                    f"no complete reply within {self.request_timeout_s:g} s"
+                ) from exc
+            except TransientModelError:
+                record["ok"] = False
+                self._count_failure(backbone)
+                raise
             except BaseException:
                 record["ok"] = False
                 raise
             finally:
                 record["latency_s"] = round(time.perf_counter() - started, 4)
+        self._failures_in_a_row[id(backbone)] = 0
         record["input_tokens"] = reply.input_tokens
         record["output_tokens"] = reply.output_tokens
         return reply
+
+    def _count_failure(self, backbone: Backbone) -> None:
+        self._failures_in_a_row[id(backbone)] = self._failures_in_a_row.get(id(backbone), 0) + 1
 
     async def pause(self, attempt: int, error: Exception) -> None:
         await asyncio.sleep(self.retry.pause(attempt, error, self._rng))

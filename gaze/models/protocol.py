@@ -129,5 +129,14 @@ class NoReplyError(Exception):
     (a batch records it and retries it on resume), it is never reported as clean."""
 
 
+class EndpointDownError(NoReplyError):
+    """The circuit breaker is open: an endpoint failed too many times in a row, so the run
+    stops sending it work instead of burning every call's retries against it."""
+
+
+class ClipTimeoutError(NoReplyError):
+    """A clip's diagnosis did not finish within its deadline (``clip_timeout_s``)."""
+
+
 class ModelConfigError(GazeInputError):
     """The backbone cannot work at all (bad key, unknown model, no image support): exit 2."""

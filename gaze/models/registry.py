@@ -176,7 +176,12 @@ def probe_jpeg() -> bytes:
 
 
 async def preflight(
-    backbone: Backbone, where: str, *, attempts: int = 4, retry: RetryPolicy | None = None
+    backbone: Backbone,
+    where: str,
+    *,
+    attempts: int = 4,
+    retry: RetryPolicy | None = None,
+    timeout_s: float = 120.0,
 ) -> None:
     """One tiny call with an image and a JSON schema, so an unusable backbone fails before any
     clip work: unreachable server, rejected key, unknown model, no image or schema support.
@@ -199,8 +204,14 @@ async def preflight(
     )
     for attempt in range(1, max(1, attempts) + 1):
         try:
-            await backbone.complete(request)
+            await asyncio.wait_for(backbone.complete(request), timeout=timeout_s)
             return
+        except TimeoutError:
+            if attempt >= attempts:
+                raise ModelConfigError(
+                    f"{where}: no complete reply within {timeout_s:g} s"
+                ) from None
+            continue
         except ModelConfigError:
             raise
         except TransientModelError as exc:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from gaze.models.caller import Caller, CallRecord
 from gaze.models.protocol import (
+    EndpointDownError,
     Message,
     ModelCallError,
     ModelRequest,
@@ -123,6 +124,9 @@ async def ask(
             result.records.append(record)
             try:
                 reply = await caller.send(request, record)
+            except EndpointDownError:
+                result.records.pop()  # nothing was sent
+                raise
             except TransientModelError as exc:
                 last_error = exc
                 result.error = f"no reply: {exc}"
@@ -134,6 +138,20 @@ async def ask(
                 result.error = f"call failed: {exc}"
                 break  # the server rejected this request: sending it again changes nothing
         replied = True
+        if len(reply.text) > caller.max_reply_chars:
+            # never fed back (the retry would carry it) and never cached
+            record["ok"] = False
+            result.error = (
+                f"a reply of {len(reply.text):,} characters is over the limit of "
+                f"{caller.max_reply_chars:,} (max_reply_chars)"
+            )
+            conversation += [
+                Message.text("assistant", f"(a reply of {len(reply.text):,} characters)"),
+                Message.text(
+                    "user", "That reply was far too long. Reply again with only the JSON object."
+                ),
+            ]
+            continue
         if reply.refusal:
             record["ok"] = False
             result.error = f"refused: {reply.refusal}"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
@@ -63,7 +66,24 @@ def judge_lines(report: Report) -> list[Text]:
     return lines
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(value: Any) -> Any:
+    """``value`` with every control character (escape sequences, bells, C1 codes) shown as
+    ``\\xNN`` instead of reaching the terminal: instructions and model text are untrusted."""
+    if isinstance(value, str):
+        return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", value)
+    if isinstance(value, list):
+        return [printable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: printable(v) for k, v in value.items()}
+    return value
+
+
 def render(report: Report, console: Console) -> None:
+    """Print ``report`` for a person; untrusted text is made printable first."""
+    report = Report.model_validate(printable(report.model_dump(mode="json")))
     info = report.clip
     header = Text()
     header.append(f"{report.clip_id}\n", style="bold")

@@ -6,19 +6,22 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gaze.schema.codebook import load_codebook
 
+MAX_TIME_S = 1e6
+"""No clip is longer than this (11.6 days): a larger time is a broken input, not a span."""
+
 
 class Event(BaseModel):
     """One failure event: what failed, when, how badly, and what shows it."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
 
     dimension: str
     """Primary dimension (matching uses this one)."""
     type: str
     """Failure type from the codebook; must belong to ``dimension``."""
-    start_s: float = Field(ge=0)
+    start_s: float = Field(ge=0, le=MAX_TIME_S)
     """Start of the span, in seconds from the first frame."""
-    end_s: float = Field(ge=0)
+    end_s: float = Field(ge=0, le=MAX_TIME_S)
     """End of the span, in seconds; ``start_s <= end_s`` (equal for an instant)."""
     severity: float = Field(ge=1, le=5)
     """1 cosmetic .. 5 catastrophic (codebook rubric); references may hold averaged fractions."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -12,7 +12,7 @@ from gaze.schema.events import Event
 class ProgressInterval(BaseModel):
     """A human label that progress rises (+1) or falls (-1) over a span."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
 
     start_s: float = Field(ge=0)
     """Start of the labelled span, seconds."""
@@ -57,7 +57,7 @@ def check_clip_id(value: str) -> str:
 class ManifestClip(BaseModel):
     """One line of a benchmark manifest: a clip and its human reference."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
 
     clip_id: str = Field(min_length=1)
     """Unique identifier of the clip in the manifest (a plain file name: see check_clip_id)."""
@@ -123,7 +123,7 @@ class ManifestClip(BaseModel):
 class Prediction(BaseModel):
     """One line of a predictions file."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
 
     clip_id: str
     """Clip the prediction is for."""
@@ -133,7 +133,7 @@ class Prediction(BaseModel):
     """Predicted physical-adherence score."""
     ia: float | None = None
     """Predicted instruction-alignment score."""
-    progress: list[float] | None = None
-    """Predicted progress curve, one value per second."""
+    progress: list[Annotated[float, Field(ge=-1000, le=1000)]] | None = None
+    """Predicted progress curve, one value per second (0-1 or 0-100)."""
     flags: list[str] = Field(default_factory=list)
     """The report's flags (``parse_failed``, ``partial``, ...): scoring counts flagged clips."""
