@@ -115,7 +115,7 @@ def _decode(
     sampled: list[tuple[int, float]] = []
     jpegs: dict[int, bytes] = {}
     times: list[float] = []
-    thumbs: list[np.ndarray] = []
+    thumbs = _ThumbBuffer(claimed_count, claimed_fps if fps_ok else FALLBACK_FPS, settings)
     measures: list[tuple[float, float, float]] = []
     initial: np.ndarray | None = None
     pts_times: list[float] = []
@@ -218,7 +218,7 @@ def _decode(
         container_frame_count=claimed_count if claimed_count > 0 else None,
         warnings=warnings,
     )
-    thumbs_arr = _stack_thumbs(thumbs)
+    thumbs_arr = thumbs.array()
     m = np.asarray(measures, dtype=np.float64).reshape(-1, 3)
     analysis = AnalysisFrames(
         times_s=np.asarray(times, dtype=np.float64),
@@ -230,11 +230,34 @@ def _decode(
     return DecodedClip(info, windows, initial, analysis, flags, jpegs)
 
 
-def _stack_thumbs(thumbs: list[np.ndarray]) -> np.ndarray:
-    # Variable-resolution streams exist; bring every thumb to the first one's size.
-    h, w = thumbs[0].shape[:2]
-    same = [t if t.shape[:2] == (h, w) else cv2.resize(t, (w, h)) for t in thumbs]
-    return np.stack(same)
+class _ThumbBuffer:
+    """Analysis thumbnails written straight into one array as they are decoded (sized from the
+    container's frame count, grown by half when it lied), so a long clip never holds its thumbs
+    as thousands of separate arrays plus a stacked copy."""
+
+    def __init__(self, claimed_count: int, fps: float, settings: SamplingSettings) -> None:
+        rate = min(settings.analysis_fps, fps) / max(fps, 1e-9)
+        self.expected = max(16, int(claimed_count * rate) + 8) if claimed_count > 0 else 256
+        self.data: np.ndarray | None = None
+        self.count = 0
+
+    def append(self, thumb: np.ndarray) -> None:
+        if self.data is None:
+            self.data = np.empty((self.expected, *thumb.shape), dtype=np.uint8)
+        if thumb.shape != self.data.shape[1:]:  # variable-resolution streams exist
+            thumb = cv2.resize(thumb, (self.data.shape[2], self.data.shape[1]))
+        if self.count == len(self.data):
+            grown = np.empty((len(self.data) * 3 // 2 + 16, *self.data.shape[1:]), np.uint8)
+            grown[: self.count] = self.data
+            self.data = grown
+        self.data[self.count] = thumb
+        self.count += 1
+
+    def array(self) -> np.ndarray:
+        assert self.data is not None
+        # a view: only the unused tail of the estimate (a few frames when the container's
+        # count is right) stays allocated beside it
+        return self.data[: self.count]
 
 
 def _fps_from_pts(times: list[float]) -> float | None:

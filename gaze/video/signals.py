@@ -83,7 +83,8 @@ def _pairwise_change(thumbs: np.ndarray, grey: np.ndarray) -> tuple[np.ndarray, 
 
 def compute_signals(frames: AnalysisFrames, step_start_s: np.ndarray | None = None) -> SignalSeries:
     grey_u8 = np.stack([cv2.cvtColor(t, cv2.COLOR_BGR2GRAY) for t in frames.thumbs])
-    frame_diff, changed = _pairwise_change(frames.thumbs, grey_u8.astype(np.float32))
+    # |a - b| of uint8 frames is exact in uint8: no float copy of the whole clip is needed
+    frame_diff, changed = _pairwise_change(frames.thumbs, grey_u8)
     n = len(grey_u8)
     motion = np.zeros(n)
     sx, sy = np.zeros(n), np.zeros(n)
