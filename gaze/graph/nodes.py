@@ -153,15 +153,17 @@ async def observe(state: State, runtime: Runtime[GazeContext]) -> Update:
     clip = await svc.clips.decoded(state["video"])
 
     async def one(window: WindowRef) -> dict[str, Any]:
-        frames = window_frames(clip, [window["index"]])
-        result = await observer.observe_window(
-            svc.caller,
-            state["instruction"],
-            window,
-            frames,
-            state.get("task_memory"),
-            ctx.max_retries,
-        )
+        async with svc.frames_gate:
+            frames = window_frames(clip, [window["index"]])
+            result = await observer.observe_window(
+                svc.caller,
+                state["instruction"],
+                window,
+                frames,
+                state.get("task_memory"),
+                ctx.max_retries,
+            )
+            del frames
         runtime.stream_writer({"window_observed": window["index"]})  # live progress, per window
         observation = empty_observation(window)
         if result.value is not None:

@@ -16,7 +16,7 @@ import asyncio
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -39,6 +39,9 @@ class RunServices:
     sampling: SamplingSettings
     clips: ClipStore
     owns_caller: bool = True
+    frames_gate: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(32))
+    """Calls holding their frames at once: a long clip's hundreds of calls do not all load
+    their images before the request limit lets them go (memory stays bounded)."""
 
     async def aclose(self) -> None:
         self.clips.close()
@@ -132,6 +135,7 @@ def open_run(
         sampling=sampling_of(ctx),
         clips=ClipStore(sampling_of(ctx)),
         owns_caller=caller is None,
+        frames_gate=asyncio.Semaphore(ctx.concurrency),
     )
     _open[run_id] = services
     return services

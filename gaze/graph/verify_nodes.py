@@ -41,19 +41,21 @@ async def run_specialist(task: SpecialistTask, runtime: Runtime[GazeContext]) ->
     svc = await services(runtime)
     clip = await svc.clips.decoded(task["video"])
     segment = task["segment"]
-    frames = subsample(window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
-    result = await specialist.examine(
-        svc.caller,
-        dimension=task["dimension"],
-        instruction=task["instruction"],
-        segment=segment,
-        frames=frames,
-        task_memory=task["task_memory"],
-        scene_memory=task["scene_memory"],
-        observations=task["observations"],
-        pixel_hints=task["pixel_hints"],
-        max_retries=ctx.max_retries,
-    )
+    async with svc.frames_gate:
+        frames = subsample(window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
+        result = await specialist.examine(
+            svc.caller,
+            dimension=task["dimension"],
+            instruction=task["instruction"],
+            segment=segment,
+            frames=frames,
+            task_memory=task["task_memory"],
+            scene_memory=task["scene_memory"],
+            observations=task["observations"],
+            pixel_hints=task["pixel_hints"],
+            max_retries=ctx.max_retries,
+        )
+        del frames
     where = f"{segment['id']}/{task['dimension']}"
     hypotheses: list[Hypothesis] = []
     failures = failure("specialist", result, where)
@@ -131,17 +133,18 @@ async def critic(state: State, runtime: Runtime[GazeContext]) -> Update:
         segment_id: str, group: list[Hypothesis]
     ) -> tuple[str, list[Hypothesis], Structured[critic_agent.CriticOutput]]:
         segment = segments[segment_id]
-        frames = subsample(window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
-        result = await critic_agent.criticise(
-            svc.caller,
-            instruction=state["instruction"],
-            segment=segment,
-            hypotheses=group,
-            frames=frames,
-            task_memory=state.get("task_memory"),
-            scene_memory=state.get("scene_memory"),
-            max_retries=ctx.max_retries,
-        )
+        async with svc.frames_gate:
+            frames = subsample(window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
+            result = await critic_agent.criticise(
+                svc.caller,
+                instruction=state["instruction"],
+                segment=segment,
+                hypotheses=group,
+                frames=frames,
+                task_memory=state.get("task_memory"),
+                scene_memory=state.get("scene_memory"),
+                max_retries=ctx.max_retries,
+            )
         return segment_id, group, result
 
     results = await asyncio.gather(*(one(k, g) for k, g in by_segment.items()))

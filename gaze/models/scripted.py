@@ -70,8 +70,12 @@ class ScriptedBackbone:
         model: str = "script",
         latency_s: float = 0.0,
         fallback_minimal: bool = False,
+        keep_requests: bool = True,
     ) -> None:
         self.model = model
+        self.keep_requests = keep_requests
+        """Tests read ``requests``; a dry run from the command line keeps none (they hold every
+        image sent, which a long clip would pile up)."""
         self.latency_s = latency_s
         self.fallback_minimal = fallback_minimal
         self.requests: list[ModelRequest] = []
@@ -101,7 +105,8 @@ class ScriptedBackbone:
         raise ScriptExhausted(f"no scripted reply left for role {request.role!r}")
 
     async def complete(self, request: ModelRequest) -> ModelReply:
-        self.requests.append(request)
+        if self.keep_requests:
+            self.requests.append(request)
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
         reply = self._next(request)
@@ -126,7 +131,7 @@ def scripted_from_spec(name: str) -> Backbone:
     """``scripted:auto`` (minimal valid replies), ``scripted:unruly`` (replies as real models
     spoil them: ``gaze.models.unruly``) or ``scripted:FILE.json`` ({role: [replies]})."""
     if name == "auto":
-        return ScriptedBackbone(model="auto", fallback_minimal=True)
+        return ScriptedBackbone(model="auto", fallback_minimal=True, keep_requests=False)
     if name == "unruly":
         from gaze.models.unruly import UnrulyBackbone
 
@@ -138,4 +143,4 @@ def scripted_from_spec(name: str) -> Backbone:
         raise GazeInputError(f"scripted model: cannot read script {path}: {exc}") from exc
     if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
         raise GazeInputError(f"scripted model: {path} must map each role to a list of replies")
-    return ScriptedBackbone(data, model=path.name, fallback_minimal=True)
+    return ScriptedBackbone(data, model=path.name, fallback_minimal=True, keep_requests=False)

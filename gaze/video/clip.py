@@ -8,6 +8,7 @@ Skipped frames are grabbed but never converted (``retrieve``), which is most of 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.errors import GazeInputError
 from gaze.schema.report import ClipInfo
 from gaze.video.frames import analysis_size, encode_jpeg, resize_max_side
+from gaze.video.spill import BlobStore, Frames, FrameStore
 from gaze.video.windows import SamplingSettings, Window, empty_windows, window_of
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
@@ -32,7 +34,7 @@ class AnalysisFrames:
     """Small frames at a capped rate, plus per-frame measures taken at a larger size."""
 
     times_s: np.ndarray
-    thumbs: np.ndarray  # (N, h, w, 3) uint8 BGR
+    thumbs: Frames  # N frames of (h, w, 3) uint8 BGR; only a few are in memory at a time
     sharpness: np.ndarray  # Laplacian variance on a BLUR_MEASURE_SIDE grey frame
     brightness: np.ndarray  # mean grey level, 0-255
     contrast: np.ndarray  # std of grey level
@@ -47,7 +49,7 @@ class DecodedClip:
     initial_frame: np.ndarray
     analysis: AnalysisFrames
     flags: list[str] = field(default_factory=list)
-    jpegs: dict[int, bytes] = field(default_factory=dict)
+    jpegs: Mapping[int, bytes] | BlobStore = field(default_factory=dict)
     """Frame index -> JPEG of the sampled frame at ``max_side`` (only when asked to encode)."""
 
 
@@ -113,9 +115,9 @@ def _decode(
     analysis_dt = 1.0 / min(settings.analysis_fps, fps)
     next_sample, next_analysis = 0.0, 0.0
     sampled: list[tuple[int, float]] = []
-    jpegs: dict[int, bytes] = {}
+    jpegs = BlobStore()
     times: list[float] = []
-    thumbs = _ThumbBuffer(claimed_count, claimed_fps if fps_ok else FALLBACK_FPS, settings)
+    thumbs = _ThumbBuffer()
     measures: list[tuple[float, float, float]] = []
     initial: np.ndarray | None = None
     pts_times: list[float] = []
@@ -218,7 +220,7 @@ def _decode(
         container_frame_count=claimed_count if claimed_count > 0 else None,
         warnings=warnings,
     )
-    thumbs_arr = thumbs.array()
+    thumbs_arr = thumbs.store
     m = np.asarray(measures, dtype=np.float64).reshape(-1, 3)
     analysis = AnalysisFrames(
         times_s=np.asarray(times, dtype=np.float64),
@@ -231,33 +233,19 @@ def _decode(
 
 
 class _ThumbBuffer:
-    """Analysis thumbnails written straight into one array as they are decoded (sized from the
-    container's frame count, grown by half when it lied), so a long clip never holds its thumbs
-    as thousands of separate arrays plus a stacked copy."""
+    """Analysis thumbnails as they are decoded, in a store whose memory does not grow with the
+    clip (``gaze.video.spill``); variable-resolution streams are brought to the first size."""
 
-    def __init__(self, claimed_count: int, fps: float, settings: SamplingSettings) -> None:
-        rate = min(settings.analysis_fps, fps) / max(fps, 1e-9)
-        self.expected = max(16, int(claimed_count * rate) + 8) if claimed_count > 0 else 256
-        self.data: np.ndarray | None = None
-        self.count = 0
+    def __init__(self) -> None:
+        self.store = FrameStore()
+        self.size: tuple[int, int] | None = None
 
     def append(self, thumb: np.ndarray) -> None:
-        if self.data is None:
-            self.data = np.empty((self.expected, *thumb.shape), dtype=np.uint8)
-        if thumb.shape != self.data.shape[1:]:  # variable-resolution streams exist
-            thumb = cv2.resize(thumb, (self.data.shape[2], self.data.shape[1]))
-        if self.count == len(self.data):
-            grown = np.empty((len(self.data) * 3 // 2 + 16, *self.data.shape[1:]), np.uint8)
-            grown[: self.count] = self.data
-            self.data = grown
-        self.data[self.count] = thumb
-        self.count += 1
-
-    def array(self) -> np.ndarray:
-        assert self.data is not None
-        # a view: only the unused tail of the estimate (a few frames when the container's
-        # count is right) stays allocated beside it
-        return self.data[: self.count]
+        if self.size is None:
+            self.size = (thumb.shape[1], thumb.shape[0])
+        elif (thumb.shape[1], thumb.shape[0]) != self.size:
+            thumb = cv2.resize(thumb, self.size)
+        self.store.append(thumb)
 
 
 def _fps_from_pts(times: list[float]) -> float | None:

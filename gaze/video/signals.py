@@ -69,34 +69,34 @@ def channel_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.max(cv2.max(b_, g_), r_))
 
 
-def _pairwise_change(thumbs: np.ndarray, grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Mean grey difference and changed-pixel share for every step."""
-    n = len(grey)
-    frame_diff, changed = np.zeros(n), np.zeros(n)
-    pixels = float(grey[0].size) if n else 1.0
-    for i in range(1, n):
-        frame_diff[i] = float(cv2.absdiff(grey[i], grey[i - 1]).mean())
-        moved = channel_change(thumbs[i], thumbs[i - 1]) > CHANGE_LEVEL
-        changed[i] = np.count_nonzero(moved) / pixels
-    return frame_diff, changed
-
-
 def compute_signals(frames: AnalysisFrames, step_start_s: np.ndarray | None = None) -> SignalSeries:
-    grey_u8 = np.stack([cv2.cvtColor(t, cv2.COLOR_BGR2GRAY) for t in frames.thumbs])
-    # |a - b| of uint8 frames is exact in uint8: no float copy of the whole clip is needed
-    frame_diff, changed = _pairwise_change(frames.thumbs, grey_u8)
-    n = len(grey_u8)
+    """Every per-step signal in one pass over the frames, two at a time (a long clip's frames
+    are never all in memory)."""
+    thumbs = frames.thumbs
+    n = len(thumbs)
+    frame_diff, changed = np.zeros(n), np.zeros(n)
     motion = np.zeros(n)
     sx, sy = np.zeros(n), np.zeros(n)
     # A fresh DIS instance per clip: its state never carries over between clips.
     flow = cv2.DISOpticalFlow.create(cv2.DISOPTICAL_FLOW_PRESET_FAST)
-    # A repeated picture has no motion, and flow is the costliest signal: skip repeats.
-    for i in np.flatnonzero(frame_diff >= SAME_PICTURE_DIFF):
-        field = np.asarray(flow.calc(grey_u8[i - 1], grey_u8[i], None))  # type: ignore[call-overload]
-        motion[i] = float(np.linalg.norm(field, axis=2).mean())
-        # The median flow vector is the camera's motion as long as less than half the image
-        # moves on its own (a robot arm rarely covers half the view).
-        sx[i], sy[i] = np.median(field.reshape(-1, 2), axis=0)
+    if n:
+        previous = thumbs[0]
+        previous_grey = cv2.cvtColor(previous, cv2.COLOR_BGR2GRAY)
+    for i in range(1, n):
+        current = thumbs[i]
+        grey = cv2.cvtColor(current, cv2.COLOR_BGR2GRAY)
+        # |a - b| of uint8 frames is exact in uint8: no float copy is needed
+        frame_diff[i] = float(cv2.absdiff(grey, previous_grey).mean())
+        moved = channel_change(current, previous) > CHANGE_LEVEL
+        changed[i] = np.count_nonzero(moved) / float(grey.size)
+        # A repeated picture has no motion, and flow is the costliest signal: skip repeats.
+        if frame_diff[i] >= SAME_PICTURE_DIFF:
+            field = np.asarray(flow.calc(previous_grey, grey, None))  # type: ignore[call-overload]
+            motion[i] = float(np.linalg.norm(field, axis=2).mean())
+            # The median flow vector is the camera's motion as long as less than half the image
+            # moves on its own (a robot arm rarely covers half the view).
+            sx[i], sy[i] = np.median(field.reshape(-1, 2), axis=0)
+        previous, previous_grey = current, grey
     contrast = frames.contrast
     sharpness = frames.sharpness / (contrast**2 + 1.0)
     if step_start_s is None:
