@@ -77,3 +77,37 @@ def test_many_processes_share_one_cache(tmp_path):
     assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
     mode = sqlite3.connect(tmp_path / "responses.sqlite").execute("PRAGMA journal_mode")
     assert mode.fetchone()[0] == "wal"
+
+
+FULL_DISK = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail instead of killing
+resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
+from gaze.cli.main import run
+sys.exit(run(["diagnose", "--demo", "--model", "scripted:auto", "--json"]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("limit", "code", "said"),
+    [
+        (0, 2, "the response cache at {dir} is not usable"),  # full before it can open
+        (60_000, 0, "cannot write the response cache at {dir}"),  # fills up mid-run
+    ],
+)
+def test_a_full_disk_is_named_at_open_and_loses_no_work_mid_run(limit, code, said, tmp_path):
+    env = {"GAZE_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run(
+        [sys.executable, "-c", FULL_DISK.format(limit=limit)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == code, proc.stderr
+    assert said.format(dir=tmp_path / "cache") in proc.stderr
+    assert "Traceback" not in proc.stderr
+    if code == 0:
+        assert json.loads(proc.stdout)["clip_id"] == "demo"  # the report is complete
+    else:
+        assert "--no-cache" in proc.stderr and proc.stdout == ""
