@@ -109,7 +109,71 @@ def event_key(event: Event) -> tuple[float, float, str, str, float, str]:
 RatioRow = dict[str, tuple[float, float]]
 
 
-def robogaze_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> tuple[RatioRow, dict]:
+def _f1(p: float, r: float) -> float:
+    return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+
+def dimension_rows(
+    case: ClipCase,
+    pairs: Sequence[tuple[int, int]],
+    gains: Sequence[float],
+    ious: Sequence[float],
+    protocol: str,
+) -> dict[str, RatioRow]:
+    """Per primary dimension, the clip's ratio row sliced from its one matching: a pair counts
+    toward the precision of its prediction's dimension and the recall, mIoU, Sev@1 and severe
+    recall of its reference's dimension (``gains`` are S for robogaze, 0-5 ratings for glide)."""
+    refs, preds = case.row.events, case.preds
+    out: dict[str, RatioRow] = {}
+    for dim in sorted({e.dimension for e in [*refs, *preds]}):
+        n = float(sum(p.dimension == dim for p in preds))
+        m = float(sum(r.dimension == dim for r in refs))
+        mine = list(zip(pairs, gains, ious, strict=True))
+        by_pred = [(g, u) for (i, _), g, u in mine if preds[i].dimension == dim]
+        by_ref = [(g, u, i, j) for (i, j), g, u in mine if refs[j].dimension == dim]
+        severe = {
+            j for j, r in enumerate(refs) if r.dimension == dim and robogaze.is_severe(r.severity)
+        }
+        found = {j for *_, j in by_ref}
+        within = sum(abs(preds[i].severity - refs[j].severity) <= 1 for *_, i, j in by_ref)
+        common: RatioRow = {
+            "clean_accuracy": (0.0, 0.0),
+            "severe_event_recall": (float(len(found & severe)), float(len(severe))),
+            "sev_at_1": (float(within), float(len(by_ref))),
+        }
+        gain_p, gain_r = sum(g for g, _ in by_pred), sum(g for g, *_ in by_ref)
+        both_p = sum(g * u for g, u in by_pred)
+        both_r = sum(g * u for g, u, *_ in by_ref)
+        if protocol == "glide":
+            out[dim] = {
+                "precision": (gain_p, 5 * n),
+                "recall": (gain_r, 5 * m),
+                "temporal_miou": (float(sum(u for _, u, *_ in by_ref)), float(len(by_ref))),
+                "f1_x_iou_p": (both_p, 5 * n),
+                "f1_x_iou_r": (both_r, 5 * m),
+                **common,
+            }
+            continue
+        eligible = 1.0 if m else 0.0
+        p, r = (gain_p / n if n else 0.0), (gain_r / m if m else 0.0)
+        pu, ru = (both_p / n if n else 0.0), (both_r / m if m else 0.0)
+        miou = float(np.mean([u for _, u, *_ in by_ref])) if by_ref else 0.0
+        out[dim] = {
+            "description_f1": (_f1(p, r) * eligible, eligible),
+            "precision": (p * eligible, eligible),
+            "recall": (r * eligible, eligible),
+            "temporal_miou": (miou * eligible, eligible),
+            "f1_x_iou": (_f1(pu, ru) * eligible, eligible),
+            **common,
+        }
+    return out
+
+
+ClipScore = tuple[RatioRow, dict[str, Any], dict[str, RatioRow]]
+"""A clip's ratio row, its detail for the output, and its rows per primary dimension."""
+
+
+def robogaze_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> ClipScore:
     refs, preds = case.row.events, case.preds
     result = robogaze.match(
         iou,
@@ -149,10 +213,11 @@ def robogaze_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> tuple[Rat
         "unmatched_pred": result.unmatched_pred,
         "unmatched_ref": result.unmatched_ref,
     }
-    return row, detail
+    by_dim = dimension_rows(case, result.pairs, result.similarity, result.iou, "robogaze")
+    return row, detail, by_dim
 
 
-def glide_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> tuple[RatioRow, dict]:
+def glide_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> ClipScore:
     refs, preds = case.row.events, case.preds
     rating = 5.0 * sim  # a [0, 1] judge's s counts as 5s
     result = glide.match(rating, iou, [event_key(p) for p in preds], [event_key(r) for r in refs])
@@ -180,7 +245,7 @@ def glide_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> tuple[RatioR
             for (i, j), r, u in zip(result.pairs, result.rating, result.iou, strict=True)
         ],
     }
-    return row, detail
+    return row, detail, dimension_rows(case, result.pairs, result.rating, result.iou, "glide")
 
 
 def _harmonic(p: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -234,24 +299,23 @@ class Aggregator:
 
 def clip_rows(
     cases: Sequence[ClipCase], protocol: str, judge: SimilarityJudge
-) -> tuple[list[RatioRow], list[dict[str, Any]], dict[Pair, float]]:
+) -> tuple[list[RatioRow], list[dict[str, Any]], dict[Pair, float], list[dict[str, RatioRow]]]:
     """Per-clip ratio rows and details; the judge is asked once, for the needed pairs only."""
     if protocol not in ("robogaze", "glide"):
         raise GazeInputError(f"unknown protocol {protocol!r}; use robogaze or glide")
     ious = [iou_matrix(c, protocol) for c in cases]
     pairs = needed_pairs(cases, ious, protocol)
     table = dict(zip(pairs, (float(s) for s in judge.score(pairs)), strict=True))
-    per_clip_fn: Callable[..., tuple[RatioRow, dict]] = (
-        glide_clip if protocol == "glide" else robogaze_clip
-    )
-    rows, details = [], []
+    per_clip_fn: Callable[..., ClipScore] = glide_clip if protocol == "glide" else robogaze_clip
+    rows, details, by_dims = [], [], []
     for case, iou in zip(cases, ious, strict=True):
-        row, detail = per_clip_fn(case, iou, _similarity(case, iou, table, protocol))
+        row, detail, by_dim = per_clip_fn(case, iou, _similarity(case, iou, table, protocol))
         rows.append(row)
+        by_dims.append(by_dim)
         details.append(
             {"clip_id": case.row.clip_id, "has_prediction": case.has_prediction, **detail}
         )
-    return rows, details, table
+    return rows, details, table, by_dims
 
 
 def score_cases(
@@ -263,7 +327,7 @@ def score_cases(
     seed: int = 0,
     slice_fields: Sequence[str] = (),
 ) -> dict[str, Any]:
-    rows, details, table = clip_rows(cases, protocol, judge)
+    rows, details, table, by_dims = clip_rows(cases, protocol, judge)
     agg = Aggregator(protocol)
     out: dict[str, Any] = {
         "protocol": protocol,
@@ -277,7 +341,7 @@ def score_cases(
     out["ci"] = intervals(agg, rows, [c.row.condition_id for c in cases], n_boot, seed)
     out["bootstrap"] = {"resamples": n_boot, "seed": seed, "unit": "condition_id"}
     out["per_clip"] = details
-    out["slices"] = slices(cases, rows, agg, protocol, table, slice_fields)
+    out["slices"] = slices(cases, rows, agg, by_dims, slice_fields)
     return out
 
 
@@ -307,8 +371,8 @@ def paired_difference(
     """Method A minus method B on the same clips: point difference and a paired interval (the
     same condition-group resamples for both methods)."""
     agg = Aggregator(protocol)
-    rows_a, _, _ = clip_rows(cases_a, protocol, judge)
-    rows_b, _, _ = clip_rows(cases_b, protocol, judge)
+    rows_a = clip_rows(cases_a, protocol, judge)[0]
+    rows_b = clip_rows(cases_b, protocol, judge)[0]
     point_a, point_b = agg.point(rows_a), agg.point(rows_b)
     difference: dict[str, float | None] = {}
     for k in HEADLINE:
@@ -344,14 +408,13 @@ def slices(
     cases: Sequence[ClipCase],
     rows: Sequence[RatioRow],
     agg: Aggregator,
-    protocol: str,
-    table: dict[Pair, float],
+    by_dims: Sequence[dict[str, RatioRow]],
     fields: Sequence[str],
 ) -> dict[str, Any]:
     """Headline metrics by generator, duration band, primary dimension and any named field.
 
-    The dimension slice re-matches each clip with only the events of that primary dimension on
-    both sides (every pair it needs was already judged)."""
+    The dimension slice comes from each clip's one matching (``dimension_rows``): a clip counts
+    in a dimension's slice when it has a predicted or reference event of that dimension."""
     out: dict[str, Any] = {}
     groupings = {
         "generator": [_field(c.row, "generator") for c in cases],
@@ -367,23 +430,10 @@ def slices(
             }
             for label in sorted(set(labels))
         }
-    per_clip_fn = glide_clip if protocol == "glide" else robogaze_clip
-    dims = sorted({e.dimension for c in cases for e in c.row.events + c.preds})
+    dims = sorted({d for by_dim in by_dims for d in by_dim})
     out["dimension"] = {}
     for dim in dims:
-        sub_rows = []
-        for case in cases:
-            sub = ClipCase(
-                case.row.model_copy(
-                    update={"events": [e for e in case.row.events if e.dimension == dim]}
-                ),
-                [e for e in case.preds if e.dimension == dim],
-                case.has_prediction,
-            )
-            if not sub.row.events and not sub.preds:
-                continue
-            iou = iou_matrix(sub, protocol)
-            sub_rows.append(per_clip_fn(sub, iou, _similarity(sub, iou, table, protocol))[0])
+        sub_rows = [by_dim[dim] for by_dim in by_dims if dim in by_dim]
         point = agg.point(sub_rows)
         point.pop("clean_accuracy", None)
         out["dimension"][dim] = {"n_clips": len(sub_rows), **point}

@@ -302,3 +302,21 @@ def test_matching_with_many_ties_does_not_depend_on_event_order(data):
     assert {(keys_p[i], keys_r[j]) for i, j in rating_first.pairs} == {
         (keys_p[rows[i]], keys_r[cols[j]]) for i, j in rating_again.pairs
     }
+
+
+def test_dimension_slices_come_from_the_one_matching():
+    # a visual-quality prediction matches a physical-plausibility reference (same span, S = 1):
+    # the pair counts toward the prediction's dimension's precision and the reference's recall
+    refs = [event(start=0.0, end=1.0), event("visual_quality", "blur", 5.0, 6.0, desc="soft")]
+    preds = [
+        event("visual_quality", "blur", 0.0, 1.0),
+        event("visual_quality", "blur", 5.0, 6.0, desc="soft"),
+    ]
+    out = score_cases([case(refs, preds)], "robogaze", ConstJudge(1.0), n_boot=0)
+    physical = out["slices"]["dimension"]["physical_plausibility"]
+    visual = out["slices"]["dimension"]["visual_quality"]
+    assert physical["recall"] == 1.0 and physical["precision"] == 0.0
+    assert visual["precision"] == 1.0 and visual["recall"] == 1.0  # 2 of 2 preds, 1 of 1 ref
+    assert out["recall"] == 1.0 and out["precision"] == 1.0  # the headline, from the same pairs
+    glide_out = score_cases([case(refs, preds)], "glide", ConstJudge(1.0), n_boot=0)
+    assert glide_out["slices"]["dimension"]["physical_plausibility"]["recall"] == 1.0
