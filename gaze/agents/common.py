@@ -20,6 +20,23 @@ def frame_parts(frames: Sequence[tuple[float, bytes]], header: str) -> Message:
     return Message("user", tuple(parts))
 
 
+FRAMES_HEADER = "Frames, in time order:"
+
+
+def frames_then_task(frames: Sequence[tuple[float, bytes]], task: str) -> list[Message]:
+    """The request layout every call that sees frames shares, so a server's prefix cache (vLLM's
+    automatic prefix caching, hosted prompt caching) reuses what an earlier call sent: a static
+    system prompt identical for every role, then the frames (same bytes, labels and order for
+    every call that sees them), and only then the role's per-call task text."""
+    from gaze.prompts import load_prompt
+
+    shown = frame_parts(frames, FRAMES_HEADER)
+    return [
+        Message.text("system", load_prompt("frames_system").render()),
+        Message("user", (*shown.parts, TextPart(task))),
+    ]
+
+
 def subsample(items: Sequence[Any], limit: int) -> list[Any]:
     """At most ``limit`` items spread evenly, first and last kept."""
     if len(items) <= limit:

@@ -11,9 +11,8 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gaze.agents.common import as_text, frame_parts, span_text
+from gaze.agents.common import as_text, frames_then_task, span_text
 from gaze.models.caller import Caller
-from gaze.models.protocol import Message
 from gaze.models.structured import Structured, ask
 from gaze.prompts import load_prompt
 from gaze.prompts.codebook_text import type_rules
@@ -71,7 +70,7 @@ async def criticise(
         hypotheses=hypotheses_text(hypotheses),
         type_rules=type_rules(h["type"] for h in hypotheses),
     )
-    messages = [Message.text("system", text), frame_parts(frames, f"Frames of {where}:")]
+    messages = frames_then_task(frames, text)
     return await ask(caller, "critic", messages, CriticOutput, max_retries=max_retries)
 
 

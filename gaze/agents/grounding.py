@@ -6,9 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from gaze.agents.common import frame_parts
+from gaze.agents.common import frames_then_task
 from gaze.models.caller import Caller
-from gaze.models.protocol import Message
 from gaze.models.structured import Structured, ask
 from gaze.prompts import load_prompt
 
@@ -65,8 +64,5 @@ async def ground(
 ) -> Structured[Any]:
     """Task or scene memory from the instruction and the initial scene image."""
     prompt_id, output = MEMORIES[kind]
-    messages = [
-        Message.text("system", load_prompt(prompt_id).render(instruction=instruction)),
-        frame_parts([initial], "Initial scene:"),
-    ]
+    messages = frames_then_task([initial], load_prompt(prompt_id).render(instruction=instruction))
     return await ask(caller, "grounding", messages, output, max_retries=max_retries)

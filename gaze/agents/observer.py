@@ -7,9 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from gaze.agents.common import as_text, frame_parts, span_text
+from gaze.agents.common import as_text, frames_then_task, span_text
 from gaze.models.caller import Caller
-from gaze.models.protocol import Message
 from gaze.models.structured import Structured, ask
 from gaze.prompts import load_prompt
 from gaze.schema.records import TaskMemoryRecord, WindowRef
@@ -55,5 +54,5 @@ async def observe_window(
     prompt = load_prompt("observer")
     where = f"window {window['index']} ({span_text(window['start_s'], window['end_s'])})"
     text = prompt.render(instruction=instruction, window=where, task_memory=as_text(task_memory))
-    messages = [Message.text("system", text), frame_parts(frames, f"Frames of {where}:")]
+    messages = frames_then_task(frames, text)
     return await ask(caller, "observer", messages, WindowObservation, max_retries=max_retries)

@@ -12,9 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from gaze.agents.common import as_text, frame_parts, span_text
+from gaze.agents.common import as_text, frames_then_task, span_text
 from gaze.models.caller import Caller
-from gaze.models.protocol import Message
 from gaze.models.structured import Structured, ask, extract_json
 from gaze.prompts import load_prompt
 from gaze.prompts.codebook_text import severity_rubric, type_catalogue
@@ -154,7 +153,7 @@ async def examine(
         observations=observations,
         pixel_hints=hints,
     )
-    messages = [Message.text("system", text), frame_parts(frames, f"Frames of {where}:")]
+    messages = frames_then_task(frames, text)
     output = output_model(dimension)
     names = [t.name for t in dim.types]
     return await ask(

@@ -151,8 +151,12 @@ class GazeContext:
         metadata=_describe("Longest segment, in windows; longer subtask spans are split."),
     )
     max_frames_per_call: int = field(
-        default=24,
-        metadata=_describe("Most frames sent in one specialist or critic call (spread evenly)."),
+        default=32,
+        metadata=_describe(
+            "Most frames sent in one specialist or critic call (spread evenly). At 32 a "
+            "two-window segment is sent whole, so its frames repeat, byte for byte and in "
+            "order, what the observer of its first window sent (a prefix cache reuses them)."
+        ),
     )
     concurrency: int = field(
         default=32, metadata=_describe("Most backbone requests in flight at once.")

@@ -99,8 +99,10 @@ async def ask(
     backbone = caller.backbone(role)
     conversation = list(messages)
     if not backbone.native_json_schema:
-        conversation[0] = Message(
-            conversation[0].role, (*conversation[0].parts, TextPart("\n\n" + _schema_hint(output)))
+        # the schema goes last (the per-call part), so the shared prefix stays shared
+        conversation[-1] = Message(
+            conversation[-1].role,
+            (*conversation[-1].parts, TextPart("\n\n" + _schema_hint(output))),
         )
     result: Structured[T] = Structured(value=None)
     replied = False

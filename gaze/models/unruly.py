@@ -105,7 +105,7 @@ class UnrulyBackbone:
         return f"Here is the analysis you asked for:\n{text}\nLet me know if you need more."
 
     def _observer(self, request: ModelRequest, case: int, retry: bool) -> str:
-        times = [float(t) for t in re.findall(r"t=([\d.]+)s", _text(request))]
+        times = [float(t) for t in re.findall(r"t=(\d+(?:\.\d+)?)s", _text(request))]
         if case == 1:
             return json.dumps({"summary": "", "subtask_status": [], "notable": []})
         body = {

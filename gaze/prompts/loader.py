@@ -68,6 +68,7 @@ def load_prompt(prompt_id: str) -> Prompt:
 
 
 PROMPT_IDS: tuple[str, ...] = (
+    "frames_system",
     "ground_task",
     "ground_scene",
     "observer",

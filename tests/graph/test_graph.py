@@ -104,8 +104,10 @@ def test_observer_frames_are_the_windows_sampled_frames(teleport):
     run(clip, instruction, backbone)
     observer_calls = backbone.calls("observer")
     assert [r.images for r in observer_calls] == [16, 16]
-    labels = [p.text for p in observer_calls[0].messages[1].parts if hasattr(p, "text")]
-    assert labels[1] == "t=0.00s" and labels[-1] == "t=3.70s"
+    texts = [p.text for p in observer_calls[0].messages[1].parts if hasattr(p, "text")]
+    # header, one time label per frame, then the role's task text last
+    assert texts[1] == "t=0.00s" and texts[-2] == "t=3.70s"
+    assert texts[-1].startswith("Your role: the observer")
 
 
 def test_unparseable_observer_output_loses_only_its_windows(teleport):
@@ -240,3 +242,26 @@ def test_progress_line_counts_windows_as_their_calls_end(teleport):
         )
     )
     assert [s.split(" · ")[1] for s in seen] == ["observed 1/2 windows", "observed 2/2 windows"]
+
+
+def test_requests_share_their_prefix_system_then_frames_then_task(teleport):
+    from gaze.models.protocol import ImagePart
+
+    clip, instruction, truth = teleport
+    backbone = scripted_world(truth)
+    run(clip, instruction, backbone)
+    seeing = [r for r in backbone.requests if r.images]
+    assert len({r.messages[0] for r in seeing}) == 1  # one static system prompt for every role
+
+    def frames_part(request):
+        parts = request.messages[1].parts
+        assert not isinstance(parts[-1], ImagePart)  # the per-call task text comes last
+        return parts[:-1]
+
+    specialists = [r for r in seeing if r.role == "specialist"]
+    by_frames = Counter(frames_part(r) for r in specialists)
+    assert sorted(by_frames.values()) == [3, 3]  # top-3 dimensions of each segment, same frames
+    first_window = frames_part(backbone.calls("observer")[0])
+    assert any(f[: len(first_window)] == first_window for f in by_frames)  # observer is a prefix
+    (critic,) = backbone.calls("critic")
+    assert frames_part(critic) in by_frames

@@ -1,0 +1,130 @@
+"""What `gaze diagnose` sends a model server, per clip: requests, images sent, distinct images,
+image bytes, estimated image tokens, and the shared-prefix fraction -- the share of image tokens
+that sit inside a prefix identical to an earlier request of the same clip (what vLLM's automatic
+prefix caching or hosted prompt caching can reuse).
+
+    python bench/request_cost.py [--durations 8 30 60]
+
+The openai SDK talks to a stand-in server on 127.0.0.1 that logs every request body and answers
+with minimal valid JSON. Image tokens are estimated Qwen-VL style (one token per 28x28 patch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import io
+import json
+import math
+import sys
+import tempfile
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.standin, the stand-in
+
+from gaze.bench.forge import forge_clip  # noqa: E402
+from gaze.cli.main import run  # noqa: E402
+from tests.standin import StandIn, minimal_chat  # noqa: E402
+
+PATCH = 28
+
+
+def image_tokens(data_url: str) -> tuple[int, int]:
+    """(estimated tokens, bytes) of a data-URL JPEG."""
+    raw = base64.b64decode(data_url.split(",", 1)[1])
+    image = cv2.imdecode(np.frombuffer(raw, np.uint8), cv2.IMREAD_COLOR)
+    height, width = image.shape[:2]
+    return math.ceil(width / PATCH) * math.ceil(height / PATCH), len(raw)
+
+
+def flatten(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """A request as a sequence of (kind, content) parts in the order the model reads them."""
+    parts: list[tuple[str, str]] = []
+    for message in body["messages"]:
+        content = message["content"]
+        parts.append(("role", message["role"]))
+        if isinstance(content, str):
+            parts.append(("text", content))
+            continue
+        for part in content:
+            if part["type"] == "image_url":
+                parts.append(("image", part["image_url"]["url"]))
+            else:
+                parts.append(("text", part["text"]))
+    return parts
+
+
+def measure(bodies: list[dict[str, Any]]) -> dict[str, float]:
+    requests = [
+        flatten(b) for b in bodies if b["response_format"]["json_schema"]["name"] != "Probe"
+    ]
+    sent = shared = 0
+    images = distinct_bytes = image_bytes = 0
+    seen: set[str] = set()
+    for k, parts in enumerate(requests):
+        longest = 0
+        for earlier in requests[:k]:
+            same = 0
+            for a, b in zip(parts, earlier, strict=False):
+                if a != b:
+                    break
+                same += 1
+            longest = max(longest, same)
+        for position, (kind, content) in enumerate(parts):
+            if kind != "image":
+                continue
+            tokens, size = image_tokens(content)
+            images += 1
+            image_bytes += size
+            sent += tokens
+            if position < longest:
+                shared += tokens
+            digest = hashlib.sha256(content.encode()).hexdigest()
+            if digest not in seen:
+                seen.add(digest)
+                distinct_bytes += size
+    return {
+        "requests": len(requests),
+        "images": images,
+        "distinct": len(seen),
+        "image_mb": image_bytes / 1e6,
+        "image_tokens": sent,
+        "shared_fraction": shared / sent if sent else 0.0,
+    }
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--durations", type=float, nargs="+", default=[8, 30, 60])
+    args = parser.parse_args(argv)
+    print("| clip s | requests | images | distinct | image MB | image tokens | shared prefix |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for duration in args.durations:
+            clip = Path(tmp) / f"clip{duration:g}.mp4"
+            forge_clip(clip, seed=5, failures=["object_teleportation"], duration_s=duration)
+            with StandIn(responder=minimal_chat) as server:
+                argv_ = ["diagnose", str(clip), "-i", "put the block on the plate", "--json"]
+                argv_ += ["--model", "openai:m", "--base-url", server.url + "/v1", "--no-cache"]
+                with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+                    code = run(argv_)
+                bodies = [s.body for s in server.seen]
+            if code != 0:
+                raise SystemExit(f"gaze diagnose failed on the {duration:g} s clip")
+            m = measure(bodies)
+            print(
+                f"| {duration:g} | {m['requests']} | {m['images']} | {m['distinct']} | "
+                f"{m['image_mb']:.1f} | {m['image_tokens']:,} | {m['shared_fraction']:.2f} |",
+                flush=True,
+            )
+    json.dumps({})
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
