@@ -15,6 +15,7 @@ from gaze.models.protocol import Message, NoReplyError
 from gaze.models.providers.openai_chat import OpenAIChat
 from gaze.models.structured import ask
 from tests.cli.test_cli import one_line_error
+from tests.cli.test_real_paths import on_server
 from tests.standin import Reply, StandIn, chat_reply, minimal_chat
 
 
@@ -39,11 +40,6 @@ def ask_server(server: StandIn, max_retries: int = 3):
     )
     messages = [Message.text("user", "x")]
     return asyncio.run(ask(caller, "observer", messages, Answer, max_retries=max_retries))
-
-
-def diagnose_on(server: StandIn, row, forge_dir, *extra: str) -> list[str]:
-    args = ["diagnose", str(forge_dir / row.video), "-i", row.instruction, "--model", "openai:m"]
-    return [*args, "--base-url", server.url + "/v1", *extra]
 
 
 @pytest.mark.parametrize("kind", list(BODIES))
@@ -76,15 +72,7 @@ def test_a_usage_block_that_is_not_integers_counts_as_zero_tokens():
 def test_at_start_up_a_malformed_body_is_one_line_and_exit_2(kind, forge_dir, forge_rows, capsys):
     row = forge_rows["clean"]
     with StandIn(default=Reply(200, BODIES[kind])) as server:
-        args = [
-            "diagnose",
-            str(forge_dir / row.video),
-            "-i",
-            row.instruction,
-            "--model",
-            "openai:m",
-        ]
-        code = run([*args, "--base-url", server.url + "/v1", "--max-retries", "0"])
+        code = run(on_server(row, forge_dir, server, "--max-retries", "0"))
     assert code == 2
     assert "malformed response body" in one_line_error(capsys.readouterr().err)
 
@@ -93,12 +81,4 @@ def test_the_stand_in_answers_normally_after_all(forge_dir, forge_rows, capsys):
     # the same command against a well-behaved server succeeds: the failures above are the bodies
     row = forge_rows["clean"]
     with StandIn(responder=minimal_chat) as server:
-        args = [
-            "diagnose",
-            str(forge_dir / row.video),
-            "-i",
-            row.instruction,
-            "--model",
-            "openai:m",
-        ]
-        assert run([*args, "--base-url", server.url + "/v1", "--json"]) == 0
+        assert run(on_server(row, forge_dir, server)) == 0
