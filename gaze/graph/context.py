@@ -104,6 +104,20 @@ class GazeContext:
         default=_SAMPLING.max_side,
         metadata=_describe("Longest side of frames sent to models, pixels."),
     )
+    jpeg_quality: int = field(
+        default=_SAMPLING.jpeg_quality,
+        metadata=_describe(
+            "JPEG quality of frames sent to models, 1-100 (lower: fewer bytes per image; the "
+            "token count depends on the size, not the quality)."
+        ),
+    )
+    image_detail: str = field(
+        default="auto",
+        metadata=_describe(
+            "OpenAI image detail: auto, low (one 512 px tile per image, 85 tokens on OpenAI's "
+            "hosted models) or high. Sent only by the openai provider."
+        ),
+    )
     top_k: int = field(default=3, metadata=_describe("Dimensions the router keeps per segment."))
     critic_threshold: float = field(
         default=0.5,

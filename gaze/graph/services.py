@@ -66,6 +66,8 @@ def check_context(ctx: GazeContext) -> None:
         raise GazeInputError("window_s, frames_per_window and max_frames_per_call must be positive")
     if ctx.max_retries < 0 or ctx.concurrency < 1:
         raise GazeInputError("max_retries must be >= 0 and concurrency >= 1")
+    if not 1 <= ctx.jpeg_quality <= 100 or ctx.image_detail not in ("auto", "low", "high"):
+        raise GazeInputError("jpeg_quality must be 1-100 and image_detail auto, low or high")
     if not 0 <= ctx.temperature <= 2:
         raise GazeInputError("temperature must be in [0, 2]")
     if ctx.request_timeout_s <= 0 or ctx.clip_timeout_s <= 0 or ctx.breaker_after < 0:
@@ -76,7 +78,10 @@ def check_context(ctx: GazeContext) -> None:
 
 def sampling_of(ctx: GazeContext) -> SamplingSettings:
     return SamplingSettings(
-        window_s=ctx.window_s, frames_per_window=ctx.frames_per_window, max_side=ctx.max_side
+        window_s=ctx.window_s,
+        frames_per_window=ctx.frames_per_window,
+        max_side=ctx.max_side,
+        jpeg_quality=ctx.jpeg_quality,
     )
 
 
@@ -86,7 +91,9 @@ def build_caller(
     """The caller a context describes; ``backbones`` (objects, from Python) win over names.
     Builds SDK clients (reads certificates): call it from a worker thread inside a server."""
     check_context(ctx)
-    bindings = bind_roles(ctx.resolved_model(), ctx.roles, ctx.resolved_base_url(), backbones)
+    bindings = bind_roles(
+        ctx.resolved_model(), ctx.roles, ctx.resolved_base_url(), backbones, ctx.image_detail
+    )
     retry = RetryPolicy(initial_s=ctx.retry_initial_s, max_s=ctx.retry_max_s)
 
     async def start_check(backbone: Backbone, where: str) -> None:

@@ -111,6 +111,9 @@ class Caller:
     def key(self, request: ModelRequest) -> str:
         backbone = self.backbone(request.role)
         endpoint = self.endpoints.get(request.role, self.endpoints.get("default", ""))
+        detail = getattr(backbone, "image_detail", "auto")
+        if detail != "auto":  # the same messages at another detail are another request
+            endpoint += f"#detail={detail}"
         return cache_key(backbone.provider, backbone.model, endpoint, request)
 
     def new_record(self, request: ModelRequest) -> CallRecord:

@@ -63,7 +63,9 @@ class RoleSpec:
         return RoleSpec(model, found.get("base_url"), found.get("key_env"))
 
 
-def make_backbone(spec: str, base_url: str | None = None, key_env: str | None = None) -> Backbone:
+def make_backbone(
+    spec: str, base_url: str | None = None, key_env: str | None = None, image_detail: str = "auto"
+) -> Backbone:
     provider, model = parse_spec(spec)
     if key_env is not None:
         if not os.environ.get(key_env):
@@ -72,7 +74,7 @@ def make_backbone(spec: str, base_url: str | None = None, key_env: str | None = 
     if provider == "openai":
         from gaze.models.providers.openai_chat import OpenAIChat
 
-        return OpenAIChat(model, base_url=base_url, key_env=key_env)
+        return OpenAIChat(model, base_url=base_url, key_env=key_env, image_detail=image_detail)
     if provider == "gemini":
         from gaze.models.providers.gemini import GeminiChat
 
@@ -129,6 +131,7 @@ def bind_roles(
     roles: Mapping[str, str],
     base_url: str | None,
     given: Mapping[str, Backbone] | None = None,
+    image_detail: str = "auto",
 ) -> Bindings:
     """One backbone per distinct model and endpoint; ``given`` objects (from Python) win."""
     given = dict(given or {})
@@ -138,7 +141,7 @@ def bind_roles(
 
     def backbone_for(spec: RoleSpec) -> Backbone:
         if spec not in built:
-            built[spec] = make_backbone(spec.model, spec.base_url, spec.key_env)
+            built[spec] = make_backbone(spec.model, spec.base_url, spec.key_env, image_detail)
         return built[spec]
 
     check_base_url(base_url)

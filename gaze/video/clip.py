@@ -168,7 +168,9 @@ def _decode(
             while next_sample - half_frame <= t:
                 next_sample += sample_dt
             if encode:
-                jpegs[index] = encode_jpeg(resize_max_side(frame, settings.max_side))
+                jpegs[index] = encode_jpeg(
+                    resize_max_side(frame, settings.max_side), settings.jpeg_quality
+                )
         if want_analysis:
             measured = resize_max_side(frame, BLUR_MEASURE_SIDE)
             times.append(t)

@@ -21,6 +21,9 @@ class SamplingSettings:
     max_side: int = field(
         default=768, metadata={"description": "Longest side of frames sent to models, pixels."}
     )
+    jpeg_quality: int = field(
+        default=85, metadata={"description": "JPEG quality of frames sent to models, 1-100."}
+    )
     analysis_fps: float = field(
         default=10.0, metadata={"description": "Cap on the rate of frames used for pixel signals."}
     )

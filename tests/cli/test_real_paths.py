@@ -169,3 +169,28 @@ def test_pixel_findings_reach_the_report_of_a_model_run(capsys):
     ]
     assert len(from_pixels) == 2  # the demo's two injected failures, each with a verdict
     assert all(r["reason"] for r in report["rejected"])
+
+
+def test_image_budget_settings_reach_the_server(forge_dir, forge_rows, capsys):
+    row = forge_rows["clean"]
+
+    def images(*extra: str) -> list[dict]:
+        with StandIn(responder=minimal_chat) as server:
+            assert run(on_server(row, forge_dir, server, "--no-cache", *extra)) == 0
+            bodies = [s.body for s in server.seen[1:]]
+        capsys.readouterr()
+        return [
+            part["image_url"]
+            for body in bodies
+            for message in body["messages"]
+            if isinstance(message["content"], list)
+            for part in message["content"]
+            if part["type"] == "image_url"
+        ]
+
+    default = images()
+    small = images("--jpeg-quality", "30", "--max-side", "256", "--image-detail", "low")
+    assert len(small) == len(default) and all("detail" not in i for i in default)
+    assert {i["detail"] for i in small} == {"low"}
+    size = sum(len(i["url"]) for i in small) / sum(len(i["url"]) for i in default)
+    assert size < 0.5  # fewer bytes for the same frames

@@ -23,22 +23,23 @@ PLACEHOLDER_KEY = "not-needed"
 """Local OpenAI-compatible servers usually need no key, but the SDK insists on one."""
 
 
-def _content(message: Message) -> Any:
+def _content(message: Message, detail: str = "auto") -> Any:
     if message.role != "user":
         return "".join(getattr(p, "text", "") for p in message.parts)
+    image = {} if detail == "auto" else {"detail": detail}
     return [
-        {"type": "image_url", "image_url": {"url": data_url(p.jpeg)}}
+        {"type": "image_url", "image_url": {"url": data_url(p.jpeg), **image}}
         if isinstance(p, ImagePart)
         else {"type": "text", "text": p.text}
         for p in message.parts
     ]
 
 
-def request_body(model: str, request: ModelRequest) -> dict[str, Any]:
+def request_body(model: str, request: ModelRequest, detail: str = "auto") -> dict[str, Any]:
     """The keyword arguments of ``chat.completions.create`` for a request."""
     body: dict[str, Any] = {
         "model": model,
-        "messages": [{"role": m.role, "content": _content(m)} for m in request.messages],
+        "messages": [{"role": m.role, "content": _content(m, detail)} for m in request.messages],
         "temperature": request.temperature,
         "max_tokens": request.max_output_tokens,
     }
@@ -66,6 +67,7 @@ class OpenAIChat:
         base_url: str | None = None,
         timeout_s: float = 120.0,
         key_env: str | None = None,
+        image_detail: str = "auto",
     ) -> None:
         try:
             import openai
@@ -80,6 +82,7 @@ class OpenAIChat:
             )
         self.model = model
         self.base_url = base_url
+        self.image_detail = image_detail
         self._openai = openai
         # gaze retries with its own backoff (and counts attempts): the SDK must not retry too.
         self._client = openai.AsyncOpenAI(
@@ -90,7 +93,7 @@ class OpenAIChat:
         openai = self._openai
         try:
             response = await self._client.chat.completions.create(
-                **request_body(self.model, request)
+                **request_body(self.model, request, self.image_detail)
             )
         except openai.RateLimitError as exc:
             raise TransientModelError(f"429 from {self.model}", _retry_after(exc)) from exc
