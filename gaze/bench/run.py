@@ -59,7 +59,13 @@ def git_hash() -> str | None:
 
 def _settings(method: str, ctx: GazeContext, samples: int) -> dict[str, Any]:
     settings = {"method": method, **ctx.settings()}
-    for how_not_what in ("use_cache", "concurrency", "usd_per_mtok_in", "usd_per_mtok_out"):
+    for how_not_what in (
+        "use_cache",
+        "concurrency",
+        "usd_per_mtok_in",
+        "usd_per_mtok_out",
+        "prices_file",
+    ):
         settings.pop(how_not_what, None)  # they change how a run goes, not what it computes
     if method == "b2":
         settings["samples"] = samples
@@ -133,7 +139,7 @@ async def _baseline_report(
             prompts=[load_prompt(p).record for p in BASELINE_PROMPTS[method]],
             models={r["role"]: r["model"] for r in records},
             settings=_settings(method, ctx, samples),
-            **usage_totals(records, ctx.cost),
+            **usage_totals(records, caller.pricing),
             wall_time_s=round(time.perf_counter() - started, 3),
             created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         ),

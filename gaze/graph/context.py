@@ -14,7 +14,7 @@ JUDGES = ("diagnosis", "signals", "pa_ia", "progress")
 """The branches a run can take (``judges``): the diagnosis graph; pixel signals in the report;
 PA/IA scores; the task-progress curve with its OPD metrics."""
 
-ENVIRONMENT = {"model": "GAZE_MODEL", "base_url": "GAZE_BASE_URL"}
+ENVIRONMENT = {"model": "GAZE_MODEL", "base_url": "GAZE_BASE_URL", "prices_file": "GAZE_PRICES"}
 """Settings whose default comes from an environment variable (read here and nowhere else)."""
 
 
@@ -219,22 +219,24 @@ class GazeContext:
             "Longest backoff pause, seconds; a server's longer Retry-After is capped to this."
         ),
     )
+    prices_file: str | None = field(
+        default=None,
+        metadata=_describe(
+            "JSON price table extending the default one ({'models': {'provider:model': "
+            "{'input', 'cached_input', 'output'}}}, USD per million tokens). None: GAZE_PRICES."
+        ),
+    )
     usd_per_mtok_in: float = field(
         default=0.0,
         metadata=_describe(
-            "Price of a million input tokens, USD, for the cost estimate (0: unknown)."
+            "Price of a million input tokens, USD, overriding the price table for every model "
+            "(0: use the table)."
         ),
     )
     usd_per_mtok_out: float = field(
         default=0.0,
         metadata=_describe("Price of a million output tokens, USD, for the cost estimate."),
     )
-
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
-        """Estimated cost in USD of the given tokens at the configured prices."""
-        return round(
-            (input_tokens * self.usd_per_mtok_in + output_tokens * self.usd_per_mtok_out) / 1e6, 6
-        )
 
     def resolved_model(self) -> str | None:
         return self.model or from_environment("model")

@@ -75,7 +75,7 @@ def manifest(state: State, ctx: GazeContext, caller: Caller) -> RunManifest:
         prompts=[load_prompt(p).record for p in used_prompts],
         models={role: caller.model_name(role) for role in used_roles},
         settings=ctx.settings(),
-        **usage_totals(usage, ctx.cost),
+        **usage_totals(usage, caller.pricing),
         wall_time_s=round(time.time() - state.get("started_at", time.time()), 3),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )

@@ -22,9 +22,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from gaze.errors import GazeInputError
-from gaze.graph.context import JUDGES, GazeContext
+from gaze.graph.context import JUDGES, GazeContext, from_environment
 from gaze.models.cache import ResponseCache
 from gaze.models.caller import Caller, RetryPolicy
+from gaze.models.prices import Pricing
 from gaze.models.protocol import Backbone
 from gaze.models.registry import bind_roles, preflight
 from gaze.video.store import ClipStore
@@ -115,6 +116,11 @@ def build_caller(
         concurrency=ctx.concurrency,
         retry=retry,
         temperature=ctx.temperature,
+        pricing=Pricing.load(
+            ctx.prices_file or from_environment("prices_file"),
+            ctx.usd_per_mtok_in,
+            ctx.usd_per_mtok_out,
+        ),
         check=start_check if check else None,
         request_timeout_s=ctx.request_timeout_s,
         breaker_after=ctx.breaker_after,

@@ -19,6 +19,7 @@ from typing import Any
 from typing_extensions import TypedDict
 
 from gaze.models.cache import ResponseCache, cache_key
+from gaze.models.prices import Pricing
 from gaze.models.protocol import (
     Backbone,
     EndpointDownError,
@@ -26,6 +27,7 @@ from gaze.models.protocol import (
     ModelRequest,
     TransientModelError,
 )
+from gaze.models.tokens import estimate_input_tokens, rule_for
 
 
 class CallRecord(TypedDict):
@@ -40,6 +42,10 @@ class CallRecord(TypedDict):
     cache_hit: bool
     attempts: int
     ok: bool
+    estimated_input_tokens: int
+    """Input tokens by the provider's published image-token rule (``gaze.models.tokens``)."""
+    cached_input_tokens: int
+    """Input tokens the server reported answering from its prompt cache."""
     """False for an attempt that got no usable reply (transport error, refusal, bad output)."""
 
 
@@ -75,6 +81,7 @@ class Caller:
         concurrency: int = 16,
         retry: RetryPolicy | None = None,
         temperature: float = 0.0,
+        pricing: Pricing | None = None,
         check: Check | None = None,
         request_timeout_s: float = 120.0,
         breaker_after: int = 6,
@@ -86,6 +93,8 @@ class Caller:
         self.cache = cache
         self.retry = retry or RetryPolicy()
         self.temperature = temperature
+        self.pricing = pricing or Pricing({})
+        """What the run's calls cost (``gaze.models.prices``)."""
         self._check = check
         self._checked: dict[int, asyncio.Future[None]] = {}
         self._semaphore = asyncio.Semaphore(max(1, concurrency))
@@ -117,6 +126,8 @@ class Caller:
         return cache_key(backbone.provider, backbone.model, endpoint, request)
 
     def new_record(self, request: ModelRequest) -> CallRecord:
+        backbone = self.backbone(request.role)
+        detail = getattr(backbone, "image_detail", "auto")
         return CallRecord(
             role=request.role,
             model=self.model_name(request.role),
@@ -127,6 +138,8 @@ class Caller:
             cache_hit=False,
             attempts=1,
             ok=True,
+            estimated_input_tokens=estimate_input_tokens(request, rule_for(backbone), detail),
+            cached_input_tokens=0,
         )
 
     async def cached(self, request: ModelRequest) -> tuple[ModelReply, CallRecord] | None:
@@ -198,6 +211,7 @@ class Caller:
         self._failures_in_a_row[id(backbone)] = 0
         record["input_tokens"] = reply.input_tokens
         record["output_tokens"] = reply.output_tokens
+        record["cached_input_tokens"] = reply.cached_tokens
         return reply
 
     def _count_failure(self, backbone: Backbone) -> None:
@@ -211,10 +225,11 @@ class Caller:
             await asyncio.to_thread(self.cache.close)
 
 
-def usage_totals(records: list[CallRecord], cost: Callable[[int, int], float]) -> dict[str, Any]:
+def usage_totals(records: list[CallRecord], pricing: Pricing) -> dict[str, Any]:
     """The run manifest's accounting of a list of call records: requests per role (every HTTP
-    attempt, failed ones included), tokens, images, cache hits, and the cost of the tokens
-    actually billed (not those replayed from the cache)."""
+    attempt, failed ones included), tokens (reported, estimated, served from the server's
+    prompt cache), images, cache hits, and the cost of the tokens actually billed (not those
+    replayed from gaze's response cache)."""
     billed = [r for r in records if not r["cache_hit"]]
     calls = Counter(r["role"] for r in billed)
     return {
@@ -223,8 +238,8 @@ def usage_totals(records: list[CallRecord], cost: Callable[[int, int], float]) -
         "input_tokens": sum(r["input_tokens"] for r in records),
         "output_tokens": sum(r["output_tokens"] for r in records),
         "images": sum(r["images"] for r in records),
+        "estimated_input_tokens": sum(r.get("estimated_input_tokens", 0) for r in billed),
+        "cached_input_tokens": sum(r.get("cached_input_tokens", 0) for r in billed),
         "cache_hits": len(records) - len(billed),
-        "cost_usd": cost(
-            sum(r["input_tokens"] for r in billed), sum(r["output_tokens"] for r in billed)
-        ),
+        "cost_usd": pricing.cost(list(records)),
     }

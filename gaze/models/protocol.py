@@ -82,6 +82,8 @@ class ModelReply:
     input_tokens: int = 0
     output_tokens: int = 0
     refusal: str | None = None
+    cached_tokens: int = 0
+    """Input tokens the server answered from its prompt cache, where it reports them."""
 
 
 @runtime_checkable

@@ -156,6 +156,10 @@ class RunManifest(BaseModel):
     """Output tokens, where providers report them."""
     images: int = 0
     """Images sent to backbones."""
+    estimated_input_tokens: int = 0
+    """Input tokens of the requests sent, by each provider's published image-token rule."""
+    cached_input_tokens: int = 0
+    """Input tokens the servers reported answering from their prompt caches."""
     cache_hits: int = 0
     """Calls answered from the response cache."""
     cost_usd: float = 0.0

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gaze.cli.main import run
 from gaze.schema.report import Report
 from tests.cli.test_cli import one_line_error
@@ -194,3 +196,25 @@ def test_image_budget_settings_reach_the_server(forge_dir, forge_rows, capsys):
     assert {i["detail"] for i in small} == {"low"}
     size = sum(len(i["url"]) for i in small) / sum(len(i["url"]) for i in default)
     assert size < 0.5  # fewer bytes for the same frames
+
+
+def test_the_manifest_counts_estimated_and_server_cached_tokens_and_costs_them(
+    forge_dir, forge_rows, capsys, tmp_path, monkeypatch
+):
+    def with_cache_report(body):
+        reply = minimal_chat(body)
+        reply.body["usage"]["prompt_tokens_details"] = {"cached_tokens": 5}
+        return reply
+
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"models": {"openai:m": {"input": 1000, "cached_input": 0, "output": 0}}}')
+    monkeypatch.setenv("GAZE_PRICES", str(prices))
+    row = forge_rows["clean"]
+    with StandIn(responder=with_cache_report) as server:
+        assert run(on_server(row, forge_dir, server, "--no-cache")) == 0
+        sent = len(server.seen) - 1  # less the start-up probe
+    manifest = Report.model_validate_json(capsys.readouterr().out).manifest
+    assert manifest.cached_input_tokens == 5 * sent
+    assert manifest.estimated_input_tokens > manifest.input_tokens  # images are not free
+    # 11 prompt tokens per request, 5 of them from the server's cache at price 0
+    assert manifest.cost_usd == pytest.approx(sent * 6 * 1000 / 1e6)

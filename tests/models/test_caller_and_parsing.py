@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from gaze.errors import GazeInputError
 from gaze.models.cache import ResponseCache, cache_key, public_endpoint
 from gaze.models.caller import Caller, RetryPolicy, usage_totals
+from gaze.models.prices import Pricing
 from gaze.models.protocol import (
     ImagePart,
     Message,
@@ -92,7 +93,7 @@ def test_transient_errors_are_retried_and_every_attempt_is_counted():
     result = _ask(Caller({"default": backbone}, retry=RetryPolicy(initial_s=0.001)))
     assert result.value == Pair(a=1, b=[])
     assert [r["ok"] for r in result.records] == [False, False, True]
-    totals = usage_totals(result.records, lambda i, o: 0.0)
+    totals = usage_totals(result.records, Pricing({}))
     assert totals["calls"] == {"observer": 3} and totals["failed_requests"] == 2
 
 

@@ -124,4 +124,5 @@ class GeminiChat:
             text=text if isinstance(text, str) else "",
             input_tokens=as_count(getattr(usage, "prompt_token_count", 0)),
             output_tokens=as_count(getattr(usage, "candidates_token_count", 0)),
+            cached_tokens=as_count(getattr(usage, "cached_content_token_count", 0)),
         )

@@ -126,6 +126,9 @@ class OpenAIChat:
             input_tokens=as_count(getattr(usage, "prompt_tokens", 0)),
             output_tokens=as_count(getattr(usage, "completion_tokens", 0)),
             refusal=refusal,
+            cached_tokens=as_count(
+                getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", 0)
+            ),
         )
 
 
