@@ -25,6 +25,7 @@ from gaze.cli.main import run  # noqa: E402
 from tests.standin import Reply, StandIn, chat_reply, error_reply, minimal_chat  # noqa: E402
 
 PROBE = minimal_chat({"response_format": {"json_schema": {"schema": {}}}})
+DEEP = b'{"a":' * 50_000 + b"1" + b"}" * 50_000
 
 
 def trickle() -> Reply:
@@ -50,15 +51,19 @@ MODES: dict[str, tuple[list[Reply], Reply | None, object]] = {
     "healthy": ([], None, minimal_chat),
     "500 then healthy": ([error_reply(500, "x")], None, minimal_chat),
     "429 Retry-After 3600": ([error_reply(429, "x", {"retry-after": "3600"})], None, minimal_chat),
-    "dead after start-up": ([PROBE], error_reply(503, "gone"), None),
-    "trickles bytes": ([PROBE], trickle(), None),
-    "never answers": ([PROBE], Reply(200, b"{}", delay_s=600), None),
-    "HTML error page": ([PROBE], Reply(200, b"<html>502 Bad Gateway</html>"), None),
-    "not UTF-8": ([PROBE], Reply(200, b"\xff\xfe\xfa"), None),
-    "JSON nested 50k deep": ([PROBE], Reply(200, b'{"a":' * 50_000 + b"1" + b"}" * 50_000), None),
+    "dead after start-up": ([PROBE, PROBE], error_reply(503, "gone"), None),
+    "trickles bytes": ([PROBE, PROBE], trickle(), None),
+    "never answers": ([PROBE, PROBE], Reply(200, b"{}", delay_s=600), None),
+    "HTML error page": ([PROBE, PROBE], Reply(200, b"<html>502 Bad Gateway</html>"), None),
+    "not UTF-8": ([PROBE, PROBE], Reply(200, b"\xff\xfe\xfa"), None),
+    "JSON nested 50k deep": (
+        [PROBE, PROBE],
+        Reply(200, b'{"a":' * 50_000 + b"1" + b"}" * 50_000),
+        None,
+    ),
     "usage not integers": ([], None, bad_usage),
-    "3 MB replies": ([PROBE], chat_reply('{"x": "' + "y" * 3_000_000 + '"}'), None),
-    "refuses everything": ([PROBE], None, refusal),
+    "3 MB replies": ([PROBE, PROBE], chat_reply('{"x": "' + "y" * 3_000_000 + '"}'), None),
+    "refuses everything": ([PROBE, PROBE], None, refusal),
     "start-up check fails": ([], Reply(200, b"<html>login</html>"), None),
 }
 

@@ -120,6 +120,22 @@ class StandIn:
         self.server.server_close()
 
 
+def schema_name(seen: Seen) -> str | None:
+    """The structured-output schema a chat request asked for (None for other requests)."""
+    if seen.method != "POST" or not isinstance(seen.body, dict):
+        return None
+    return seen.body.get("response_format", {}).get("json_schema", {}).get("name")
+
+
+def clip_work(seen: list[Seen]) -> list[Seen]:
+    """The requests that did clip work: not the start-up checks (probes, GET /models)."""
+    return [s for s in seen if schema_name(s) not in (None, "Probe")]
+
+
+PROBES = 2
+"""Start-up requests that succeed before clip work: one image, then as many as gaze sends."""
+
+
 def chat_reply(content: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> Reply:
     """An OpenAI chat.completions response carrying ``content``."""
     return Reply(
@@ -174,5 +190,7 @@ def minimal_chat(body: Any) -> Reply:
     """Answer any structured-output chat request with the smallest valid JSON for its schema."""
     from gaze.models.scripted import minimal_instance
 
+    if not isinstance(body, dict) or "response_format" not in body:  # e.g. GET /v1/models
+        return error_reply(404, "not served here")
     schema = body["response_format"]["json_schema"]["schema"]
     return chat_reply(json.dumps(minimal_instance(schema)))

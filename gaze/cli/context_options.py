@@ -26,6 +26,7 @@ RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "--clip-timeout": ("clip_timeout_s", click.FloatRange(1)),
     "--window-s": ("window_s", click.FloatRange(0.5, 60)),
     "--max-side": ("max_side", click.IntRange(64, 4096)),
+    "--max-frames-per-call": ("max_frames_per_call", click.IntRange(1, 256)),
     "--jpeg-quality": ("jpeg_quality", click.IntRange(1, 100)),
     "--image-detail": ("image_detail", click.Choice(["auto", "low", "high"])),
     "--frames-per-window": ("frames_per_window", click.IntRange(1, 64)),

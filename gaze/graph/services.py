@@ -28,6 +28,7 @@ from gaze.models.caller import Caller, RetryPolicy
 from gaze.models.prices import Pricing
 from gaze.models.protocol import Backbone
 from gaze.models.registry import bind_roles, preflight
+from gaze.models.serving_limits import check_serving_limits
 from gaze.video.store import ClipStore
 from gaze.video.windows import SamplingSettings
 
@@ -86,6 +87,13 @@ def sampling_of(ctx: GazeContext) -> SamplingSettings:
     )
 
 
+def most_images(ctx: GazeContext) -> int:
+    """The most images one request of this run can carry."""
+    judge_images = 33 if "pa_ia" in ctx.judges else 0  # 32 frames and the initial scene
+    progress_images = 32 if "progress" in ctx.judges else 0
+    return max(ctx.max_frames_per_call, ctx.frames_per_window, judge_images, progress_images)
+
+
 def build_caller(
     ctx: GazeContext, backbones: Mapping[str, Backbone] | None = None, *, check: bool = True
 ) -> Caller:
@@ -98,12 +106,16 @@ def build_caller(
     retry = RetryPolicy(initial_s=ctx.retry_initial_s, max_s=ctx.retry_max_s)
 
     async def start_check(backbone: Backbone, where: str) -> None:
-        await preflight(
+        attempts, timeout_s = 1 + ctx.max_retries, ctx.request_timeout_s
+        await preflight(backbone, where, attempts=attempts, retry=retry, timeout_s=timeout_s)
+        await check_serving_limits(
             backbone,
             where,
-            attempts=1 + ctx.max_retries,
+            images=most_images(ctx),
+            max_side=ctx.max_side,
+            attempts=attempts,
             retry=retry,
-            timeout_s=ctx.request_timeout_s,
+            timeout_s=timeout_s,
         )
 
     cache = ResponseCache() if ctx.use_cache else None

@@ -185,20 +185,27 @@ async def preflight(
     attempts: int = 4,
     retry: RetryPolicy | None = None,
     timeout_s: float = 120.0,
+    images: int = 1,
+    refused: str = "",
 ) -> None:
-    """One tiny call with an image and a JSON schema, so an unusable backbone fails before any
-    clip work: unreachable server, rejected key, unknown model, no image or schema support.
-    Transient errors get the same budget and backoff as every other call."""
+    """One tiny call with ``images`` images and a JSON schema, so an unusable backbone fails
+    before any clip work: unreachable server, rejected key, unknown model, no image or schema
+    support (or, with ``refused``, fewer images per prompt than gaze sends). Transient errors
+    get the same budget and backoff as every other call."""
     if backbone.provider == "scripted":
         return
     policy = retry or RetryPolicy()
     rng = random.Random(0)
+    jpeg = probe_jpeg()
     request = ModelRequest(
         role="preflight",
         messages=(
             Message(
                 "user",
-                (ImagePart(probe_jpeg()), TextPart('Reply with the JSON object {"ok": true}.')),
+                (
+                    *(ImagePart(jpeg) for _ in range(images)),
+                    TextPart('Reply with the JSON object {"ok": true}.'),
+                ),
             ),
         ),
         schema_name="Probe",
@@ -222,6 +229,8 @@ async def preflight(
                 raise ModelConfigError(f"{where}: {exc}") from exc
             await asyncio.sleep(policy.pause(attempt, exc, rng))
         except ModelCallError as exc:
+            if refused:
+                raise ModelConfigError(f"{where}: {refused} ({exc})") from exc
             raise ModelConfigError(
                 f"{where} rejected a request with an image and a JSON schema ({exc}); "
                 "gaze needs a vision model with structured output"

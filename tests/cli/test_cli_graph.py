@@ -9,7 +9,7 @@ import pytest
 
 from gaze.cli.main import run
 from gaze.schema.report import Report
-from tests.standin import StandIn, minimal_chat
+from tests.standin import StandIn, clip_work, minimal_chat, schema_name
 
 
 @pytest.fixture(autouse=True)
@@ -104,14 +104,14 @@ def test_openai_provider_end_to_end_over_http(forge_dir, forge_rows, capsys):
         captured = capsys.readouterr()
         assert code == 0, captured.err
         report = Report.model_validate_json(captured.out)
-        bodies = [seen.body for seen in server.seen]
+        names = [schema_name(seen) for seen in server.seen]
+        bodies = [seen.body for seen in clip_work(server.seen)]
     assert report.events == [] and report.flags == []
-    names = [b["response_format"]["json_schema"]["name"] for b in bodies]
-    assert names[0] == "Probe"  # the pre-flight call
+    assert names[:2] == ["Probe", "Probe"]  # the start-up checks: one image, then 32
     assert {"TaskMemory", "SceneMemory", "WindowObservation", "RouterOutput"} <= set(names)
     assert all(b["model"] == "vision-test" and b["temperature"] == 0.0 for b in bodies)
     assert report.manifest.models["observer"] == "openai:vision-test"
-    assert report.manifest.input_tokens == 11 * (len(bodies) - 1)  # the stand-in's usage
+    assert report.manifest.input_tokens == 11 * len(bodies)  # the stand-in's usage
 
 
 def test_rendered_graph_report_shows_events(forge_dir, forge_rows, tmp_path, capsys):

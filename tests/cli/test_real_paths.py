@@ -10,7 +10,7 @@ import pytest
 from gaze.cli.main import run
 from gaze.schema.report import Report
 from tests.cli.test_cli import one_line_error
-from tests.standin import StandIn, error_reply, minimal_chat
+from tests.standin import PROBES, StandIn, clip_work, error_reply, minimal_chat, schema_name
 
 
 def diagnose(video, instruction, *extra: str) -> list[str]:
@@ -31,12 +31,12 @@ def test_a_fully_cached_rerun_needs_no_server(forge_dir, forge_rows, capsys):
         args = on_server(row, forge_dir, server)
         assert run(args) == 0
         first = Report.model_validate_json(capsys.readouterr().out)
-        sent = len(server.seen)
+        sent = len(clip_work(server.seen))
     assert sent > 1 and first.manifest.cache_hits == 0
     # the server is gone now: every call is answered from the cache, no start-up check either
     assert run(args) == 0, capsys.readouterr().err
     second = Report.model_validate_json(capsys.readouterr().out)
-    assert second.manifest.calls == {} and second.manifest.cache_hits == sent - 1
+    assert second.manifest.calls == {} and second.manifest.cache_hits == sent
     assert second.events == first.events
 
 
@@ -46,16 +46,16 @@ def test_a_transient_error_on_the_start_up_check_is_retried(forge_dir, forge_row
         server.push(error_reply(500, "warming up"), error_reply(429, "busy", {"retry-after": "0"}))
         code = run(on_server(row, forge_dir, server))
         captured = capsys.readouterr()
-        names = [s.body["response_format"]["json_schema"]["name"] for s in server.seen]
+        names = [schema_name(s) for s in server.seen]
     assert code == 0, captured.err
-    assert names[:3] == ["Probe", "Probe", "Probe"]
+    assert names[:4] == ["Probe", "Probe", "Probe", "Probe"]  # 500, 429, ok, then 32 images
 
 
 def test_temperature_is_sent_as_recorded(forge_dir, forge_rows, capsys):
     row = forge_rows["clean"]
     with StandIn(responder=minimal_chat) as server:
         code = run(on_server(row, forge_dir, server, "--temperature", "0.3"))
-        bodies = [s.body for s in server.seen[1:]]  # after the start-up probe
+        bodies = [s.body for s in clip_work(server.seen)]
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert bodies and {b["temperature"] for b in bodies} == {0.3}
@@ -79,12 +79,12 @@ def test_a_role_can_have_its_own_endpoint_and_key(forge_dir, forge_rows, capsys,
                 role,
             )
         )
-        local_names = {s.body["response_format"]["json_schema"]["name"] for s in local.seen}
-        hosted_seen = [s for s in hosted.seen]
+        local_names = {schema_name(s) for s in local.seen}
+        hosted_seen = [s for s in hosted.seen if s.method == "POST"]
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "RouterOutput" not in local_names and "WindowObservation" in local_names
-    hosted_names = [s.body["response_format"]["json_schema"]["name"] for s in hosted_seen]
+    hosted_names = [schema_name(s) for s in hosted_seen]
     assert set(hosted_names) == {"Probe", "RouterOutput"}
     assert all(s.body["model"] == "big-router" for s in hosted_seen)
     assert {s.headers["authorization"] for s in hosted_seen} == {"Bearer sk-router-only"}
@@ -125,7 +125,8 @@ def test_bench_run_records_clips_without_replies_and_redoes_them(forge_dir, tmp_
         # the server answers the start-up check, then a 503 to everything
         server.responder = None
         server.default = error_reply(503, "overloaded")
-        server.push(minimal_chat({"response_format": {"json_schema": {"schema": {}}}}))
+        for _ in range(PROBES):
+            server.push(minimal_chat({"response_format": {"json_schema": {"schema": {}}}}))
         assert run(args) == 1
         err = capsys.readouterr().err
         assert "0 done, 0 already done (resumed), 2 failed" in err
@@ -179,7 +180,7 @@ def test_image_budget_settings_reach_the_server(forge_dir, forge_rows, capsys):
     def images(*extra: str) -> list[dict]:
         with StandIn(responder=minimal_chat) as server:
             assert run(on_server(row, forge_dir, server, "--no-cache", *extra)) == 0
-            bodies = [s.body for s in server.seen[1:]]
+            bodies = [s.body for s in clip_work(server.seen)]
         capsys.readouterr()
         return [
             part["image_url"]
@@ -212,7 +213,7 @@ def test_the_manifest_counts_estimated_and_server_cached_tokens_and_costs_them(
     row = forge_rows["clean"]
     with StandIn(responder=with_cache_report) as server:
         assert run(on_server(row, forge_dir, server, "--no-cache")) == 0
-        sent = len(server.seen) - 1  # less the start-up probe
+        sent = len(clip_work(server.seen))
     manifest = Report.model_validate_json(capsys.readouterr().out).manifest
     assert manifest.cached_input_tokens == 5 * sent
     assert manifest.estimated_input_tokens > manifest.input_tokens  # images are not free

@@ -89,6 +89,16 @@ class OpenAIChat:
             api_key=key or PLACEHOLDER_KEY, base_url=base_url, max_retries=0, timeout=timeout_s
         )
 
+    async def context_length(self) -> int | None:
+        """The served model's context length where the server says (vLLM's ``max_model_len``
+        on ``/v1/models``); None when it does not or cannot be asked."""
+        if not self.base_url:
+            return None
+        try:
+            return await _models_context(self._client)
+        except Exception:  # a server without /models, or an odd reply: nothing learned
+            return None
+
     async def complete(self, request: ModelRequest) -> ModelReply:
         openai = self._openai
         try:
@@ -130,6 +140,16 @@ class OpenAIChat:
                 getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", 0)
             ),
         )
+
+
+async def _models_context(client: Any) -> int | None:
+    page = await client.models.list()
+    for model in getattr(page, "data", []) or []:
+        extra = getattr(model, "model_extra", None) or {}
+        value = extra.get("max_model_len")
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
 
 
 def _malformed(base_url: str | None, exc: BaseException) -> str:

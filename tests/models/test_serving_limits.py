@@ -1,0 +1,60 @@
+"""Before clip work, the start-up check finds out what a vLLM-like endpoint accepts: images per
+prompt and context length, each limit one line saying which flag to change (exit 2)."""
+
+from __future__ import annotations
+
+from gaze.cli.main import run
+from tests.cli.test_cli import one_line_error
+from tests.cli.test_real_paths import on_server
+from tests.standin import Reply, StandIn, error_reply, minimal_chat
+
+
+def vllm_like(max_images: int = 64, max_model_len: int | None = 32768):
+    def respond(body):
+        if body is None:  # GET /v1/models
+            model = {"id": "m", "object": "model", "owned_by": "vllm"}
+            if max_model_len is not None:
+                model["max_model_len"] = max_model_len
+            return Reply(200, {"object": "list", "data": [model]})
+        images = sum(
+            1
+            for message in body["messages"]
+            if isinstance(message["content"], list)
+            for part in message["content"]
+            if part["type"] == "image_url"
+        )
+        if images > max_images:
+            return error_reply(
+                400, f"At most {max_images} image(s) may be provided in one request."
+            )
+        return minimal_chat(body)
+
+    return respond
+
+
+def test_too_few_images_per_prompt_is_one_line_naming_the_vllm_flag(forge_dir, forge_rows, capsys):
+    with StandIn(responder=vllm_like(max_images=8)) as server:
+        code = run(on_server(forge_rows["clean"], forge_dir, server))
+        clip_requests = [s for s in server.seen if s.method == "POST"][2:]
+    assert code == 2 and clip_requests == []  # found out before any clip work
+    line = one_line_error(capsys.readouterr().err)
+    assert "refuses 32 images" in line and "--limit-mm-per-prompt '{\"image\": 32}'" in line
+
+
+def test_a_context_too_small_for_the_largest_request_is_one_line(forge_dir, forge_rows, capsys):
+    with StandIn(responder=vllm_like(max_model_len=4096)) as server:
+        code = run(on_server(forge_rows["clean"], forge_dir, server))
+    assert code == 2
+    line = one_line_error(capsys.readouterr().err)
+    assert "context is 4,096 tokens" in line and "--max-model-len" in line
+
+
+def test_an_endpoint_that_fits_runs_and_a_smaller_budget_fits_a_smaller_server(
+    forge_dir, forge_rows, capsys
+):
+    with StandIn(responder=vllm_like(max_images=16, max_model_len=16384)) as server:
+        assert run(on_server(forge_rows["clean"], forge_dir, server)) == 2  # 32 images > 16
+        capsys.readouterr()
+        smaller = ["--max-frames-per-call", "16", "--max-side", "384"]
+        code = run(on_server(forge_rows["clean"], forge_dir, server, *smaller))
+    assert code == 0, capsys.readouterr().err
