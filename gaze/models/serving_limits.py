@@ -4,6 +4,7 @@ reports on ``/v1/models``). Each limit gaze would hit is one line saying what to
 
 from __future__ import annotations
 
+import asyncio
 import math
 
 from gaze.models.caller import RetryPolicy
@@ -47,7 +48,12 @@ async def check_serving_limits(
             "--max-frames-per-call and --frames-per-window"
         ),
     )
-    context = await backbone.context_length() if hasattr(backbone, "context_length") else None
+    context = None
+    if hasattr(backbone, "context_length"):
+        try:  # the same total deadline as every request: a hanging /models must not stall
+            context = await asyncio.wait_for(backbone.context_length(), timeout=timeout_s)
+        except TimeoutError:
+            context = None
     needed = largest_request_tokens(backbone, images, max_side)
     if context is not None and context < needed:
         raise ModelConfigError(

@@ -108,3 +108,20 @@ def test_the_circuit_breaker_stops_work_to_a_dead_endpoint(forge_dir, forge_rows
     assert "times in a row" in one_line_error(captured.err)
     # six failures, and at most the requests already in flight when the breaker opened
     assert sent <= 6 + 2
+
+
+def test_a_hanging_models_endpoint_does_not_stall_the_start_up_check(forge_dir, forge_rows, capsys):
+    def respond(body):
+        if body is None:  # GET /v1/models never answers
+            return Reply(200, b"{}", delay_s=60)
+        return minimal_chat(body)
+
+    row = forge_rows["clean"]
+    with StandIn(responder=respond) as server:
+        args = ["diagnose", str(forge_dir / row.video), "-i", row.instruction, "--json"]
+        args += ["--model", "openai:m", "--base-url", server.url + "/v1", "--request-timeout", "1"]
+        started = time.perf_counter()
+        code = run(args)
+        elapsed = time.perf_counter() - started
+    assert code == 0, capsys.readouterr().err
+    assert elapsed < 10
