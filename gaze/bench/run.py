@@ -270,21 +270,24 @@ async def execute_run(
         await caller.aclose()
     if config_error:
         raise config_error[0]
-    totals: dict[str, float] = {
-        "calls": 0,
-        "input_tokens": 0,
-        "output_tokens": 0,
-        "images": 0,
-        "cache_hits": 0,
-        "cost_usd": 0.0,
-    }
+    summed = (
+        "input_tokens",
+        "estimated_input_tokens",
+        "cached_input_tokens",
+        "output_tokens",
+        "images",
+        "cache_hits",
+        "cost_usd",
+    )
+    totals: dict[str, float] = {"calls": 0, **dict.fromkeys(summed, 0)}
     for row in rows:
         path = inside(reports, f"{row.clip_id}.json")
         if _finished(path):
             m = Report.model_validate_json(path.read_text(encoding="utf-8")).manifest
             totals["calls"] += sum(m.calls.values())
-            for key in ("input_tokens", "output_tokens", "images", "cache_hits", "cost_usd"):
+            for key in summed:
                 totals[key] += getattr(m, key)
+    totals["cost_usd"] = round(totals["cost_usd"], 6)
     run_manifest = {
         **identity,
         "gaze_version": __version__,

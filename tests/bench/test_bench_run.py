@@ -65,6 +65,9 @@ def test_robogaze_run_records_failures_and_resumes(small_manifest, tmp_path, cap
     assert list(manifest["failed"]) == ["broken"]
     assert manifest["settings"]["model"] == "scripted:auto"
     assert manifest["calls"] > 0
+    # the scripted model reports ~len/4 tokens; gaze's own estimate also counts the images
+    assert manifest["estimated_input_tokens"] > manifest["input_tokens"] > 0
+    assert manifest["cached_input_tokens"] == 0
     assert manifest["git"] is None or len(manifest["git"]) == 40
     # resume: nothing finished is redone
     assert run(args) == 1
