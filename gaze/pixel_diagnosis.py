@@ -15,8 +15,8 @@ from gaze.schema.inputs import ClipInput
 from gaze.schema.report import Assessment, PixelSignals, Report, RunManifest
 from gaze.video import evidence, local_change
 from gaze.video.clip import DecodedClip, open_clip
-from gaze.video.evidence import detect
-from gaze.video.signals import SignalSeries, compute_signals
+from gaze.video.signals import SignalSeries
+from gaze.video.store import measure_pixels
 from gaze.video.windows import SamplingSettings
 
 PIXEL_TYPES = (
@@ -78,8 +78,7 @@ def diagnose_pixels(clip: ClipInput, settings: SamplingSettings | None = None) -
     settings = settings or SamplingSettings()
     started = time.perf_counter()
     decoded = open_clip(clip.video, settings)
-    signals = compute_signals(decoded.analysis)
-    events = detect(decoded.analysis, signals)
+    signals, events = measure_pixels(decoded)
     book = load_codebook()
     return Report(
         clip_id=clip.clip_id,

@@ -163,7 +163,6 @@ async def observe(state: State, runtime: Runtime[GazeContext]) -> Update:
                 state.get("task_memory"),
                 ctx.max_retries,
             )
-            del frames
         runtime.stream_writer({"window_observed": window["index"]})  # live progress, per window
         observation = empty_observation(window)
         if result.value is not None:

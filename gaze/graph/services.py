@@ -21,6 +21,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from gaze.agents.judges import MAX_JUDGE_FRAMES, MAX_PROGRESS_CHUNK
 from gaze.errors import GazeInputError
 from gaze.graph.context import JUDGES, GazeContext, from_environment
 from gaze.models.cache import ResponseCache
@@ -89,8 +90,8 @@ def sampling_of(ctx: GazeContext) -> SamplingSettings:
 
 def most_images(ctx: GazeContext) -> int:
     """The most images one request of this run can carry."""
-    judge_images = 33 if "pa_ia" in ctx.judges else 0  # 32 frames and the initial scene
-    progress_images = 32 if "progress" in ctx.judges else 0
+    judge_images = MAX_JUDGE_FRAMES + 1 if "pa_ia" in ctx.judges else 0  # + the initial scene
+    progress_images = MAX_PROGRESS_CHUNK if "progress" in ctx.judges else 0
     return max(ctx.max_frames_per_call, ctx.frames_per_window, judge_images, progress_images)
 
 
@@ -149,17 +150,23 @@ def new_run_id() -> str:
 
 
 def open_run(
-    run_id: str, ctx: GazeContext, *, caller: Caller | None = None, **caller_options: Any
+    run_id: str,
+    ctx: GazeContext,
+    *,
+    caller: Caller | None = None,
+    owns_caller: bool | None = None,
+    **caller_options: Any,
 ) -> RunServices:
-    """Services for the run ``run_id`` (pass a shared ``caller`` to reuse its cache and limits
-    across runs; the run then does not close it)."""
+    """Services for the run ``run_id``. Pass a shared ``caller`` to reuse its cache and limits
+    across runs; the run closes only a caller it owns (by default, one it built)."""
     if run_id in _open:
         raise RuntimeError(f"run {run_id} is already open")
+    sampling = sampling_of(ctx)
     services = RunServices(
         caller=caller or build_caller(ctx, **caller_options),
-        sampling=sampling_of(ctx),
-        clips=ClipStore(sampling_of(ctx)),
-        owns_caller=caller is None,
+        sampling=sampling,
+        clips=ClipStore(sampling),
+        owns_caller=caller is None if owns_caller is None else owns_caller,
         frames_gate=asyncio.Semaphore(ctx.concurrency),
     )
     _open[run_id] = services
@@ -187,8 +194,7 @@ _building: dict[str, asyncio.Future[RunServices]] = {}
 async def _open_orphan(key: str, ctx: GazeContext) -> RunServices:
     try:
         caller = await asyncio.to_thread(build_caller, ctx)
-        opened = open_run(key, ctx, caller=caller)
-        opened.owns_caller = True
+        opened = open_run(key, ctx, caller=caller, owns_caller=True)
         _orphans[key] = None
         while len(_orphans) > MAX_ORPHANS:
             oldest, _ = _orphans.popitem(last=False)

@@ -55,7 +55,6 @@ async def run_specialist(task: SpecialistTask, runtime: Runtime[GazeContext]) ->
             pixel_hints=task["pixel_hints"],
             max_retries=ctx.max_retries,
         )
-        del frames
     where = f"{segment['id']}/{task['dimension']}"
     hypotheses: list[Hypothesis] = []
     failures = failure("specialist", result, where)

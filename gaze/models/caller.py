@@ -126,8 +126,12 @@ class Caller:
         return cache_key(backbone.provider, backbone.model, endpoint, request)
 
     def new_record(self, request: ModelRequest) -> CallRecord:
+        """The record of a request about to be sent, with its estimated input tokens."""
         backbone = self.backbone(request.role)
         detail = getattr(backbone, "image_detail", "auto")
+        return self._record(request, estimate_input_tokens(request, rule_for(backbone), detail))
+
+    def _record(self, request: ModelRequest, estimated_input_tokens: int) -> CallRecord:
         return CallRecord(
             role=request.role,
             model=self.model_name(request.role),
@@ -138,7 +142,7 @@ class Caller:
             cache_hit=False,
             attempts=1,
             ok=True,
-            estimated_input_tokens=estimate_input_tokens(request, rule_for(backbone), detail),
+            estimated_input_tokens=estimated_input_tokens,
             cached_input_tokens=0,
         )
 
@@ -149,7 +153,7 @@ class Caller:
         reply = await self.cache.aget(self.key(request))
         if reply is None:
             return None
-        record = self.new_record(request)
+        record = self._record(request, 0)  # nothing is sent: no tokens to estimate
         record["cache_hit"] = True
         record["images"] = 0
         record["attempts"] = 0

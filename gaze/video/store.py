@@ -62,7 +62,7 @@ class ClipStore:
         self._tasks: dict[tuple[str, str], asyncio.Future[Any]] = {}
 
     async def _once(self, kind: str, path: str, start: Callable[[], Awaitable[T]]) -> T:
-        key = (kind, str(Path(path).resolve()))
+        key = (kind, path)  # one run names its clip one way; no file-system call on the loop
         task = self._tasks.get(key)
         if task is None:
             task = asyncio.ensure_future(start())
