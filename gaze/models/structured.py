@@ -108,6 +108,7 @@ async def ask(
     replied = False
     last_error: Exception | None = None
     attempts = 1 + max(0, max_retries)
+    first: ModelRequest | None = None
     for attempt in range(1, attempts + 1):
         request = ModelRequest(
             role=role,
@@ -117,6 +118,7 @@ async def ask(
             temperature=caller.temperature if temperature is None else temperature,
             sample=sample,
         )
+        first = first or request
         hit = await caller.cached(request)
         if hit is not None:
             reply, record = hit
@@ -183,6 +185,10 @@ async def ask(
         result.error = ""
         if hit is None:
             await caller.remember(request, reply)
+        if request is not first:
+            # the call is known by its first request: a rerun asks that one, and must find the
+            # reply that finally validated, not send the call (and its retries) again
+            await caller.remember(first, reply)
         return result
     if not replied:
         raise NoReplyError(

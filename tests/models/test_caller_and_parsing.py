@@ -248,3 +248,13 @@ def test_specialist_prompt_carries_the_codebook_from_the_file():
     text = type_catalogue("physical_plausibility")
     for ftype in load_codebook().codebook.dimension("physical_plausibility").types:
         assert ftype.definition in text and ftype.exclusion_rule in text
+
+
+def test_a_reply_that_validated_on_retry_answers_the_rerun_of_the_whole_call(tmp_path):
+    backbone = ScriptedBackbone({"observer": ["garbage", '{"a": 1, "b": []}']})
+    first = _ask(Caller({"default": backbone}, cache=ResponseCache(tmp_path)))
+    assert first.value == Pair(a=1, b=[]) and len(backbone.requests) == 2
+    again = ScriptedBackbone({"observer": ["garbage"] * 4})  # would fail if it were asked
+    rerun = _ask(Caller({"default": again}, cache=ResponseCache(tmp_path)))
+    assert rerun.value == Pair(a=1, b=[]) and again.requests == []
+    assert [r["cache_hit"] for r in rerun.records] == [True]
