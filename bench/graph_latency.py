@@ -1,123 +1,177 @@
-"""How close the diagnosis graph gets to its critical path, with a backbone of fixed latency.
+"""How close a diagnosis gets to its critical path, with a backbone of fixed latency.
 
-    python bench/graph_latency.py [--latency 0.5] [--concurrency 32] [--durations 10 30 60]
+    python bench/graph_latency.py [--latency 0.5] [--concurrency 32] [--durations 8 30 60]
+                                  [--via inprocess http cli]
 
-A scripted backbone sleeps ``latency`` per call and answers with small valid outputs (each
-specialist proposes one hypothesis so the critic runs too). The critical path is five calls
-(grounding -> observe -> router -> specialist -> critic) whatever the clip length; the figure
-of merit is wall / (critical-path calls x latency), target <= 1.3. gaze's own overhead is the
-wall time not spent waiting on the backbone along that path: decode, encode, pixel signals,
-graph bookkeeping.
+Every call takes ``latency`` seconds and is answered with small valid outputs (each specialist
+proposes one hypothesis so the critic runs too). The critical path is five calls (grounding ->
+observe -> router -> specialist -> critic) whatever the clip length; the figure of merit is
+wall / (critical-path calls x latency), target <= 1.3. Three routes:
+
+- ``inprocess``: ``gaze.adiagnose`` with the scripted backbone (the graph alone);
+- ``http``: ``gaze.adiagnose`` with the real openai SDK and a stand-in server on 127.0.0.1 that
+  waits ``latency`` before each answer (start-up check included);
+- ``cli``: the whole ``gaze diagnose`` command as a new process against that server
+  (interpreter start, imports, start-up check, report writing included).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import re
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from gaze.api import adiagnose
-from gaze.bench.forge import forge_clip
-from gaze.graph.context import GazeContext
-from gaze.models.protocol import ModelRequest, TextPart
-from gaze.models.scripted import ScriptedBackbone, minimal_instance
-from gaze.video.clip import open_clip
-from gaze.video.windows import SamplingSettings
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.standin, the stand-in
+
+from gaze.api import adiagnose  # noqa: E402
+from gaze.bench.forge import forge_clip  # noqa: E402
+from gaze.graph.context import GazeContext  # noqa: E402
+from gaze.models.protocol import ModelRequest, TextPart  # noqa: E402
+from gaze.models.scripted import ScriptedBackbone, minimal_instance  # noqa: E402
+from tests.standin import Reply, StandIn, chat_reply  # noqa: E402
 
 CRITICAL_PATH_CALLS = 5
+ROUTES = ("inprocess", "http", "cli")
+INSTRUCTION = "put the block on the plate"
 
 
-def responder(request: ModelRequest) -> Any:
-    text = "\n".join(p.text for m in request.messages for p in m.parts if isinstance(p, TextPart))
-    if request.role == "specialist":
+def answer(schema_name: str, schema: dict[str, Any], text: str) -> dict[str, Any]:
+    """The bench's reply to one call: one hypothesis per specialist, the critic accepts it."""
+    if schema_name.startswith("Specialist_"):
         span = re.search(r"Segment: seg\d+ \(([\d.]+)-([\d.]+) s", text)
-        first_type = request.json_schema["$defs"]  # type: ignore[index]
         enum = next(
             v["properties"]["type"]["enum"]
-            for k, v in first_type.items()
+            for k, v in schema["$defs"].items()
             if k.startswith("Hypothesis_")
         )
         start = float(span[1]) if span else 0.0
-        return {
-            "hypotheses": [
-                {
-                    "type": enum[0],
-                    "start_s": start,
-                    "end_s": start + 1.0,
-                    "explanation": "bench",
-                    "evidence": [],
-                    "objects": ["bench"],
-                    "severity": 2,
-                    "confidence": 0.9,
-                }
-            ]
+        hypothesis = {
+            "type": enum[0],
+            "start_s": start,
+            "end_s": start + 1.0,
+            "explanation": "bench",
+            "evidence": [],
+            "objects": ["bench"],
+            "severity": 2,
+            "confidence": 0.9,
         }
-    if request.role == "critic":
+        return {"hypotheses": [hypothesis]}
+    if schema_name == "CriticOutput":
         count = len(re.findall(r"^\[\d+\]", text, re.MULTILINE))
-        return {
-            "verdicts": [
-                {"index": i, "decision": "accept", "reason": "bench", "confidence": 0.9}
-                for i in range(count)
-            ]
-        }
+        verdicts = [
+            {"index": i, "decision": "accept", "reason": "bench", "confidence": 0.9}
+            for i in range(count)
+        ]
+        return {"verdicts": verdicts}
+    return minimal_instance(schema)
+
+
+def scripted(request: ModelRequest) -> Any:
+    text = "\n".join(p.text for m in request.messages for p in m.parts if isinstance(p, TextPart))
     assert request.json_schema is not None
-    return minimal_instance(request.json_schema)
+    return answer(request.schema_name, request.json_schema, text)
 
 
-async def one(clip: Path, latency: float, concurrency: int) -> dict[str, float]:
-    backbone = ScriptedBackbone(responder, model="bench", latency_s=latency)
+def served(latency: float) -> Any:
+    def respond(body: Any) -> Reply:
+        if not isinstance(body, dict) or "response_format" not in body:  # GET /v1/models
+            return Reply(200, {"object": "list", "data": []}, delay_s=latency)
+        spec = body["response_format"]["json_schema"]
+        texts = []
+        for message in body["messages"]:
+            content = message["content"]
+            parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
+            texts += [part["text"] for part in parts if part["type"] == "text"]
+        text = "\n".join(texts)
+        reply = chat_reply(json.dumps(answer(spec["name"], spec["schema"], text)))
+        reply.delay_s = latency
+        return reply
+
+    return respond
+
+
+async def in_process(clip: Path, latency: float, concurrency: int) -> tuple[float, int]:
+    backbone = ScriptedBackbone(scripted, model="bench", latency_s=latency)
     context = GazeContext(use_cache=False, concurrency=concurrency)
     started = time.perf_counter()
-    report = await adiagnose(
-        clip, "put the block on the plate", backbones={"default": backbone}, context=context
+    await adiagnose(clip, INSTRUCTION, backbones={"default": backbone}, context=context)
+    return time.perf_counter() - started, len(backbone.requests)
+
+
+async def over_http(clip: Path, url: str, concurrency: int) -> float:
+    context = GazeContext(
+        model="openai:bench", base_url=url, use_cache=False, concurrency=concurrency
     )
+    started = time.perf_counter()
+    await adiagnose(clip, INSTRUCTION, context=context)
+    return time.perf_counter() - started
+
+
+def whole_command(clip: Path, url: str, concurrency: int, out: Path) -> float:
+    argv = [sys.executable, "-m", "gaze", "diagnose", str(clip), "-i", INSTRUCTION]
+    argv += ["--model", "openai:bench", "--base-url", url, "--no-cache"]
+    argv += ["--concurrency", str(concurrency), "--out", str(out)]
+    started = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
-    ideal = max(CRITICAL_PATH_CALLS * latency, 1e-9)
-    return {
-        "calls": len(backbone.requests),
-        "wall": wall,
-        "ratio": wall / ideal,
-        "overhead": max(0.0, wall - ideal) / wall,
-        "events": len(report.events),
-    }
+    if done.returncode != 0:
+        raise SystemExit(f"gaze diagnose failed: {done.stderr.strip()[-400:]}")
+    return wall
 
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.5)
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[16, 32])
-    parser.add_argument("--durations", type=float, nargs="+", default=[10, 30, 60])
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[32])
+    parser.add_argument("--durations", type=float, nargs="+", default=[8, 30, 60])
+    parser.add_argument(
+        "--via",
+        nargs="+",
+        choices=["inprocess", "http", "cli"],
+        default=["inprocess", "http", "cli"],
+    )
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        warm = Path(tmp) / "warm.mp4"  # pay imports and first-use costs outside the timing
+    ideal = CRITICAL_PATH_CALLS * args.latency
+    with tempfile.TemporaryDirectory() as tmp, StandIn(responder=served(args.latency)) as server:
+        url = server.url + "/v1"
+        warm = Path(tmp) / "warm.mp4"  # pay in-process imports and first-use costs untimed
         forge_clip(warm, seed=2, failures=[])
-        asyncio.run(one(warm, 0.0, 4))
+        asyncio.run(in_process(warm, 0.0, 4))
+        asyncio.run(over_http(warm, url, 4))  # imports the SDK, as a long-lived pipeline has
         print(
             f"backbone latency {args.latency:g} s per call; critical path "
-            f"{CRITICAL_PATH_CALLS} calls = {CRITICAL_PATH_CALLS * args.latency:g} s"
+            f"{CRITICAL_PATH_CALLS} calls = {ideal:g} s"
         )
         print(
-            f"{'clip':>6s} {'conc':>5s} {'calls':>6s} {'wall s':>7s} {'wall/ideal':>11s} "
-            f"{'overhead':>9s} {'decode+encode s':>16s}"
+            f"{'route':>9s} {'clip':>6s} {'conc':>5s} {'calls':>6s} {'wall s':>7s} "
+            f"{'wall/ideal':>11s}"
         )
         for duration in args.durations:
             clip = Path(tmp) / f"clip_{duration:g}s.mp4"
             forge_clip(clip, seed=1, failures=[], duration_s=duration)
-            t0 = time.perf_counter()
-            open_clip(clip, SamplingSettings(), encode=True)
-            decode = time.perf_counter() - t0
             for concurrency in args.concurrency:
-                figures = asyncio.run(one(clip, args.latency, concurrency))
-                print(
-                    f"{duration:>5g}s {concurrency:>5d} {figures['calls']:>6.0f} "
-                    f"{figures['wall']:>7.2f} {figures['ratio']:>11.2f} "
-                    f"{figures['overhead']:>8.0%} {decode:>16.2f}"
-                )
+                for via in args.via:
+                    before = len(server.seen)
+                    if via == "inprocess":
+                        wall, calls = asyncio.run(in_process(clip, args.latency, concurrency))
+                    else:
+                        if via == "http":
+                            wall = asyncio.run(over_http(clip, url, concurrency))
+                        else:
+                            wall = whole_command(clip, url, concurrency, Path(tmp) / "r.json")
+                        calls = len(server.seen) - before
+                    print(
+                        f"{via:>9s} {duration:>5g}s {concurrency:>5d} {calls:>6d} "
+                        f"{wall:>7.2f} {wall / ideal:>11.2f}",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

@@ -82,16 +82,16 @@ async def _run_graph(
     backbones: Mapping[str, Backbone] | None,
     caller: Any,
 ) -> Report:
-    from gaze.graph.graph import graph
+    from gaze.graph.early import start_early
     from gaze.graph.services import close_run, new_run_id, open_run
 
     run_id = new_run_id()
     # bad model names, keys and settings fail here, before any clip work; the backbones'
-    # start-up check runs before their first uncached request
+    # start-up check runs alongside their first uncached requests
     if caller is None:
-        await asyncio.to_thread(open_run, run_id, ctx, backbones=backbones, check=preflight)
+        svc = await asyncio.to_thread(open_run, run_id, ctx, backbones=backbones, check=preflight)
     else:
-        open_run(run_id, ctx, caller=caller)
+        svc = open_run(run_id, ctx, caller=caller)
     try:
         if not Path(request.video).exists():
             raise GazeInputError(f"no such file: {request.video}")
@@ -101,6 +101,9 @@ async def _run_graph(
             "initial_frame": request.initial_frame,
             "clip_id": request.clip_id,
         }
+        # grounding calls, decoding and the pixel pass start while the graph module loads
+        start_early(inputs, svc, ctx)
+        graph = await asyncio.to_thread(_load_graph)
         config = {"run_id": uuid.UUID(run_id), "recursion_limit": 100}
         deadline = asyncio.timeout(ctx.clip_timeout_s)
         try:
@@ -115,6 +118,12 @@ async def _run_graph(
         return Report.model_validate(final["report"])
     finally:
         await close_run(run_id)
+
+
+def _load_graph() -> Any:
+    from gaze.graph.graph import graph
+
+    return graph
 
 
 async def _stream(

@@ -31,6 +31,15 @@ class Seen:
     body: Any
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256
+    """A real server's listen backlog (socketserver's default of 5 resets the connections of a
+    client with 32 requests in flight, which no production server does)."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that gave up mid-answer (a deadline, a closed run) is not news
+
+
 class StandIn:
     """``with StandIn() as server:`` ... ``server.url``; queue replies with ``server.push``."""
 
@@ -96,7 +105,7 @@ class StandIn:
                 pass
 
         self._stopping = threading.Event()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.server.block_on_close = False
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -194,3 +203,17 @@ def minimal_chat(body: Any) -> Reply:
         return error_reply(404, "not served here")
     schema = body["response_format"]["json_schema"]["schema"]
     return chat_reply(json.dumps(minimal_instance(schema)))
+
+
+def probes_pass(otherwise: Reply) -> Callable[[Any], Reply]:
+    """A server whose start-up checks pass and which answers every clip request ``otherwise``
+    (by content, not by order: the first clip requests go out while the check runs)."""
+
+    def respond(body: Any) -> Reply:
+        if isinstance(body, dict) and "response_format" in body:
+            if body["response_format"]["json_schema"]["name"] == "Probe":
+                return minimal_chat(body)
+            return otherwise
+        return error_reply(404, "not served here")
+
+    return respond

@@ -10,15 +10,14 @@ import asyncio
 import time
 from typing import Any, Literal, cast
 
-import cv2
 from langgraph.runtime import Runtime
 
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.agents import grounding, observer, router
-from gaze.errors import GazeInputError
 from gaze.graph.context import GazeContext
+from gaze.graph.early import diagnosing, grounded, wants_memory, wants_pixels
 from gaze.graph.segments import align_segments
-from gaze.graph.services import RunServices, services
+from gaze.graph.services import services
 from gaze.graph.state import (
     ClipRecord,
     EventRecord,
@@ -35,7 +34,6 @@ from gaze.graph.state import (
 from gaze.models.structured import Structured
 from gaze.schema.codebook import DIMENSIONS
 from gaze.schema.inputs import check_instruction
-from gaze.video.frames import encode_jpeg, resize_max_side
 from gaze.video.store import window_frames
 
 
@@ -44,27 +42,6 @@ def failure(role: str, result: Structured[Any], where: str) -> list[Failure]:
     if result.value is not None:
         return []
     return [Failure(role=role, where=where, detail=result.error)]
-
-
-def diagnosing(ctx: GazeContext) -> bool:
-    return "diagnosis" in ctx.judges
-
-
-def _read_image(path: str, max_side: int) -> bytes:
-    image = cv2.imread(path)
-    if image is None:
-        raise GazeInputError(f"initial frame {path} is not an image gaze can read")
-    return encode_jpeg(resize_max_side(image, max_side))
-
-
-async def initial_scene(state: State, svc: RunServices) -> tuple[float, bytes]:
-    """The initial scene: the given image, or the clip's first frame (read on its own, so
-    grounding starts before the whole clip is decoded)."""
-    scene = state.get("initial_frame")
-    if scene:
-        return 0.0, await asyncio.to_thread(_read_image, scene, svc.sampling.max_side)
-    frame = await svc.clips.first_frame(state["video"])
-    return 0.0, await asyncio.to_thread(encode_jpeg, frame)
 
 
 async def load_clip(state: State, runtime: Runtime[GazeContext]) -> Update:
@@ -89,7 +66,7 @@ async def pixels(state: State, runtime: Runtime[GazeContext]) -> Update:
     """Pixel evidence of the decoded clip: candidate events for the critic, measurements for
     the specialists (runs beside the observers, off the critical path)."""
     ctx = runtime.context
-    if not (diagnosing(ctx) and ctx.pixel_hints) and "signals" not in ctx.judges:
+    if not wants_pixels(ctx):
         return {"pixel_events": []}
     _, events = await (await services(runtime)).clips.pixel_evidence(state["video"])
     if not (diagnosing(ctx) and ctx.pixel_hints):
@@ -102,13 +79,10 @@ async def _ground(
 ) -> tuple[dict[str, object] | None, Update]:
     """(memory as JSON or None, the bookkeeping fields of the update)."""
     ctx = runtime.context
-    if not diagnosing(ctx) or not getattr(ctx, f"use_{kind}_memory"):
+    if not wants_memory(ctx, kind):
         return None, {}
     check_instruction(state["instruction"])
-    svc = await services(runtime)
-    result = await grounding.ground(
-        svc.caller, kind, state["instruction"], await initial_scene(state, svc), ctx.max_retries
-    )
+    result = await grounded(kind, state, await services(runtime), ctx)
     memory = result.value.model_dump() if result.value else None
     return memory, {
         "usage": result.records,

@@ -17,9 +17,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING, Any
 
 from gaze.agents.judges import MAX_JUDGE_FRAMES, MAX_PROGRESS_CHUNK
 from gaze.errors import GazeInputError
@@ -28,10 +26,13 @@ from gaze.models.cache import ResponseCache
 from gaze.models.caller import Caller, RetryPolicy
 from gaze.models.prices import Pricing
 from gaze.models.protocol import Backbone
-from gaze.models.registry import bind_roles, preflight
-from gaze.models.serving_limits import check_serving_limits
+from gaze.models.registry import bind_roles
+from gaze.models.serving_limits import startup_check
 from gaze.video.store import ClipStore
 from gaze.video.windows import SamplingSettings
+
+if TYPE_CHECKING:  # LangGraph is the largest import of a run: not needed to open one
+    from langgraph.runtime import Runtime
 
 MAX_ORPHANS = 8
 
@@ -45,8 +46,15 @@ class RunServices:
     frames_gate: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(32))
     """Calls holding their frames at once: a long clip's hundreds of calls do not all load
     their images before the request limit lets them go (memory stays bounded)."""
+    early: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
+    """Work started before the graph ran (``gaze.graph.early``): grounding calls by memory
+    kind, and the clip's decoding."""
 
     async def aclose(self) -> None:
+        for job in self.early.values():
+            job.cancel()
+        await asyncio.gather(*self.early.values(), return_exceptions=True)
+        self.early.clear()
         self.clips.close()
         if self.owns_caller:
             await self.caller.aclose()
@@ -107,16 +115,14 @@ def build_caller(
     retry = RetryPolicy(initial_s=ctx.retry_initial_s, max_s=ctx.retry_max_s)
 
     async def start_check(backbone: Backbone, where: str) -> None:
-        attempts, timeout_s = 1 + ctx.max_retries, ctx.request_timeout_s
-        await preflight(backbone, where, attempts=attempts, retry=retry, timeout_s=timeout_s)
-        await check_serving_limits(
+        await startup_check(
             backbone,
             where,
             images=most_images(ctx),
             max_side=ctx.max_side,
-            attempts=attempts,
+            attempts=1 + ctx.max_retries,
             retry=retry,
-            timeout_s=timeout_s,
+            timeout_s=ctx.request_timeout_s,
         )
 
     cache = ResponseCache() if ctx.use_cache else None

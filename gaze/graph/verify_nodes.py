@@ -16,7 +16,8 @@ from gaze.agents import critic as critic_agent
 from gaze.agents import specialist
 from gaze.agents.common import subsample
 from gaze.graph.context import GazeContext
-from gaze.graph.nodes import diagnosing, failure
+from gaze.graph.early import diagnosing
+from gaze.graph.nodes import failure
 from gaze.graph.services import services
 from gaze.graph.state import (
     CheckedHypothesis,

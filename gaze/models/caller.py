@@ -65,6 +65,11 @@ class RetryPolicy:
         return rng.uniform(ceiling / 2, ceiling)
 
 
+AHEAD_OF_CHECK = 2
+"""Requests a backbone is sent while its start-up check is still running (the two grounding
+calls that begin every clip); later ones wait for the check. This takes the check off a clip's
+critical path and bounds what a misconfigured endpoint is sent before the check's one line."""
+
 Check = Callable[[Backbone, str], Any]
 """The start-up check of a backbone: an awaitable that raises ModelConfigError when unusable."""
 
@@ -97,6 +102,7 @@ class Caller:
         """What the run's calls cost (``gaze.models.prices``)."""
         self._check = check
         self._checked: dict[int, asyncio.Future[None]] = {}
+        self._ahead_of_check: dict[int, int] = {}
         self._semaphore = asyncio.Semaphore(max(1, concurrency))
         self._rng = random.Random(seed)
         self.request_timeout_s = request_timeout_s
@@ -164,17 +170,17 @@ class Caller:
         if self.cache is not None and reply.refusal is None:
             await self.cache.aput(self.key(request), reply)
 
-    async def _ensure_checked(self, backbone: Backbone, role: str) -> None:
-        """Run the start-up check once per backbone, before its first real request (a rerun
-        answered wholly from the cache never needs the server)."""
+    def _check_job(self, backbone: Backbone, role: str) -> asyncio.Future[None] | None:
+        """The start-up check of a backbone, started once, before its first real request (a
+        rerun answered wholly from the cache never needs the server)."""
         if self._check is None:
-            return
+            return None
         job = self._checked.get(id(backbone))
         if job is None:
             where = f"{backbone.provider}:{backbone.model} ({role})"
             job = asyncio.ensure_future(self._check(backbone, where))
             self._checked[id(backbone)] = job
-        await asyncio.shield(job)
+        return job
 
     def _breaker(self, backbone: Backbone) -> None:
         failures = self._failures_in_a_row.get(id(backbone), 0)
@@ -189,7 +195,30 @@ class Caller:
         ``request_timeout_s``; ``record`` is filled in whether it succeeds or raises."""
         backbone = self.backbone(request.role)
         self._breaker(backbone)
-        await self._ensure_checked(backbone, request.role)
+        check = self._check_job(backbone, request.role)
+        if check is not None and not check.done():
+            ahead = self._ahead_of_check.get(id(backbone), 0)
+            if ahead >= AHEAD_OF_CHECK:
+                await asyncio.shield(check)
+            else:
+                self._ahead_of_check[id(backbone)] = ahead + 1
+        if check is not None and check.done():
+            check.result()  # a backbone found unusable gets no more requests
+        try:
+            reply = await self._send_now(backbone, request, record)
+        except Exception:
+            if check is not None:  # the check's one-line diagnosis explains this failure best
+                await asyncio.shield(check)
+            raise
+        if check is not None:
+            # The first requests go out while the check runs (its latency is then off the
+            # critical path); a reply is returned only once the backbone has passed it.
+            await asyncio.shield(check)
+        return reply
+
+    async def _send_now(
+        self, backbone: Backbone, request: ModelRequest, record: CallRecord
+    ) -> ModelReply:
         started = time.perf_counter()
         async with self._semaphore:
             self._breaker(backbone)  # it may have opened while this request waited

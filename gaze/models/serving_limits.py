@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from typing import Any
 
 from gaze.models.caller import RetryPolicy
 from gaze.models.protocol import Backbone, ModelConfigError
@@ -23,7 +24,7 @@ def largest_request_tokens(backbone: Backbone, images: int, max_side: int) -> in
     return images * image_tokens(rule_for(backbone), width, height) + TEXT_TOKENS
 
 
-async def check_serving_limits(
+async def startup_check(
     backbone: Backbone,
     where: str,
     *,
@@ -33,27 +34,42 @@ async def check_serving_limits(
     retry: RetryPolicy,
     timeout_s: float,
 ) -> None:
-    if backbone.provider != "openai" or images <= 1:
-        return
-    await preflight(
-        backbone,
-        where,
-        attempts=attempts,
-        retry=retry,
-        timeout_s=timeout_s,
-        images=images,
-        refused=(
+    """The whole start-up check of a backbone, its three questions asked at once (one call's
+    latency, not three): does a one-image structured call work; does a call with ``images``
+    images; what context length does the server report. The one-image answer is judged first:
+    when it fails, its error says more than the larger call's."""
+
+    def probe(images: int = 1, refused: str = "") -> asyncio.Future[None]:
+        return asyncio.ensure_future(
+            preflight(
+                backbone,
+                where,
+                attempts=attempts,
+                retry=retry,
+                timeout_s=timeout_s,
+                images=images,
+                refused=refused,
+            )
+        )
+
+    jobs: list[asyncio.Future[Any]] = [probe()]
+    if backbone.provider == "openai" and images > 1:
+        refused = (
             f"the server refuses {images} images in one prompt, which gaze sends; start vLLM "
             f"with --limit-mm-per-prompt '{{\"image\": {images}}}' or lower "
             "--max-frames-per-call and --frames-per-window"
-        ),
-    )
-    context = None
-    if hasattr(backbone, "context_length"):
-        try:  # the same total deadline as every request: a hanging /models must not stall
-            context = await asyncio.wait_for(backbone.context_length(), timeout=timeout_s)
-        except TimeoutError:
-            context = None
+        )
+        jobs.append(probe(images, refused))
+        if hasattr(backbone, "context_length"):
+            jobs.append(asyncio.ensure_future(_context_length(backbone, timeout_s)))
+    try:
+        for job in jobs[:2]:
+            await job
+        context = await jobs[2] if len(jobs) > 2 else None
+    finally:
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
     needed = largest_request_tokens(backbone, images, max_side)
     if context is not None and context < needed:
         raise ModelConfigError(
@@ -61,3 +77,11 @@ async def check_serving_limits(
             f"about {needed:,} ({images} images at {max_side} px); start vLLM with "
             f"--max-model-len {needed} or lower --max-side or --max-frames-per-call"
         )
+
+
+async def _context_length(backbone: Any, timeout_s: float) -> int | None:
+    try:  # the same total deadline as every request: a hanging /models must not stall
+        found = await asyncio.wait_for(backbone.context_length(), timeout=timeout_s)
+    except TimeoutError:
+        return None
+    return found if isinstance(found, int) else None

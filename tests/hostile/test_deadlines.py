@@ -20,13 +20,13 @@ from gaze.models.scripted import ScriptedBackbone
 from gaze.models.structured import ask
 from tests.cli.test_cli import one_line_error
 from tests.standin import (
-    PROBES,
     Reply,
     StandIn,
     chat_reply,
     clip_work,
     error_reply,
     minimal_chat,
+    probes_pass,
 )
 
 
@@ -96,9 +96,7 @@ def test_a_clip_that_runs_past_its_deadline_fails(forge_dir, forge_rows):
 
 def test_the_circuit_breaker_stops_work_to_a_dead_endpoint(forge_dir, forge_rows, capsys):
     row = forge_rows["clean"]
-    with StandIn(default=error_reply(503, "the backend is gone")) as server:
-        for _ in range(PROBES):  # the start-up checks pass
-            server.push(minimal_chat({"response_format": {"json_schema": {"schema": {}}}}))
+    with StandIn(responder=probes_pass(error_reply(503, "the backend is gone"))) as server:
         args = ["diagnose", str(forge_dir / row.video), "-i", row.instruction]
         args += ["--model", "openai:m", "--base-url", server.url + "/v1", "--json"]
         code = run(args)

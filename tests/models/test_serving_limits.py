@@ -6,7 +6,17 @@ from __future__ import annotations
 from gaze.cli.main import run
 from tests.cli.test_cli import one_line_error
 from tests.cli.test_real_paths import on_server
-from tests.standin import Reply, StandIn, error_reply, minimal_chat
+from tests.standin import Reply, StandIn, clip_work, error_reply, minimal_chat
+
+
+def images_in(body) -> int:
+    return sum(
+        1
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for part in message["content"]
+        if part["type"] == "image_url"
+    )
 
 
 def vllm_like(max_images: int = 64, max_model_len: int | None = 32768):
@@ -16,14 +26,7 @@ def vllm_like(max_images: int = 64, max_model_len: int | None = 32768):
             if max_model_len is not None:
                 model["max_model_len"] = max_model_len
             return Reply(200, {"object": "list", "data": [model]})
-        images = sum(
-            1
-            for message in body["messages"]
-            if isinstance(message["content"], list)
-            for part in message["content"]
-            if part["type"] == "image_url"
-        )
-        if images > max_images:
+        if images_in(body) > max_images:
             return error_reply(
                 400, f"At most {max_images} image(s) may be provided in one request."
             )
@@ -35,8 +38,10 @@ def vllm_like(max_images: int = 64, max_model_len: int | None = 32768):
 def test_too_few_images_per_prompt_is_one_line_naming_the_vllm_flag(forge_dir, forge_rows, capsys):
     with StandIn(responder=vllm_like(max_images=8)) as server:
         code = run(on_server(forge_rows["clean"], forge_dir, server))
-        clip_requests = [s for s in server.seen if s.method == "POST"][2:]
-    assert code == 2 and clip_requests == []  # found out before any clip work
+        clip_requests = clip_work(server.seen)
+    # found out by the start-up check; only the two one-image grounding calls went out with it
+    assert code == 2 and len(clip_requests) <= 2
+    assert all(images_in(s.body) == 1 for s in clip_requests)
     line = one_line_error(capsys.readouterr().err)
     assert "refuses 32 images" in line and "--limit-mm-per-prompt '{\"image\": 32}'" in line
 

@@ -1,0 +1,89 @@
+"""Work that starts before the graph does.
+
+Both grounding calls depend only on the instruction and the initial scene, and they begin every
+clip's critical path; decoding and the pixel pass depend only on the video. ``gaze.diagnose``
+starts all of them as soon as the run's services exist -- while the graph module (LangGraph and
+its dependencies, the largest import of a run) is still loading -- and the nodes take the
+results instead of doing the work again. A graph run nobody prepared (LangGraph Studio) does
+the same work in its nodes. Nothing here imports LangGraph.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import cv2
+
+import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
+from gaze.agents import grounding
+from gaze.errors import GazeInputError
+from gaze.graph.context import GazeContext
+from gaze.graph.services import RunServices
+from gaze.models.structured import Structured
+from gaze.video.frames import encode_jpeg, resize_max_side
+
+MemoryKind = Literal["task", "scene"]
+
+
+def diagnosing(ctx: GazeContext) -> bool:
+    return "diagnosis" in ctx.judges
+
+
+def wants_memory(ctx: GazeContext, kind: MemoryKind) -> bool:
+    """Whether a run asks for this grounding call at all."""
+    return diagnosing(ctx) and bool(getattr(ctx, f"use_{kind}_memory"))
+
+
+def _read_image(path: str, max_side: int) -> bytes:
+    image = cv2.imread(path)
+    if image is None:
+        raise GazeInputError(f"initial frame {path} is not an image gaze can read")
+    return encode_jpeg(resize_max_side(image, max_side))
+
+
+async def initial_scene(inputs: Mapping[str, Any], svc: RunServices) -> tuple[float, bytes]:
+    """The initial scene: the given image, or the clip's first frame (read on its own, so
+    grounding starts before the whole clip is decoded)."""
+    scene = inputs.get("initial_frame")
+    if scene:
+        return 0.0, await asyncio.to_thread(_read_image, scene, svc.sampling.max_side)
+    frame = await svc.clips.first_frame(inputs["video"])
+    return 0.0, await asyncio.to_thread(encode_jpeg, frame)
+
+
+async def ground(
+    kind: MemoryKind, inputs: Mapping[str, Any], svc: RunServices, ctx: GazeContext
+) -> Structured[Any]:
+    """One grounding call: the ``kind`` memory from the instruction and the initial scene."""
+    scene = await initial_scene(inputs, svc)
+    return await grounding.ground(svc.caller, kind, inputs["instruction"], scene, ctx.max_retries)
+
+
+def wants_pixels(ctx: GazeContext) -> bool:
+    """Whether a run uses the pixel pass (hints for specialists, or signals in the report)."""
+    return (diagnosing(ctx) and ctx.pixel_hints) or "signals" in ctx.judges
+
+
+def start_early(inputs: Mapping[str, Any], svc: RunServices, ctx: GazeContext) -> None:
+    """Start the run's grounding calls, decoding and pixel pass now; the nodes collect them
+    (the clip store computes each once, whoever asks first)."""
+    for kind in ("task", "scene"):
+        if wants_memory(ctx, kind):
+            svc.early[kind] = asyncio.ensure_future(ground(kind, inputs, svc, ctx))
+    video = inputs["video"]
+    clip_work = svc.clips.pixel_evidence(video) if wants_pixels(ctx) else svc.clips.decoded(video)
+    svc.early["clip"] = asyncio.ensure_future(clip_work)
+
+
+async def grounded(
+    kind: MemoryKind, inputs: Mapping[str, Any], svc: RunServices, ctx: GazeContext
+) -> Structured[Any]:
+    """The ``kind`` grounding of this run: the call started early if there is one, else a new
+    call."""
+    started = svc.early.pop(kind, None)
+    if started is not None:
+        result: Structured[Any] = await started
+        return result
+    return await ground(kind, inputs, svc, ctx)

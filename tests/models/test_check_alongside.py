@@ -1,0 +1,68 @@
+"""The start-up check runs alongside a backbone's first requests: two go out at once (the
+grounding calls that begin every clip), later ones wait for the check, and no reply is used
+before the backbone has passed it."""
+
+from __future__ import annotations
+
+import asyncio
+
+from gaze.models.caller import AHEAD_OF_CHECK, Caller
+from gaze.models.protocol import Message, ModelConfigError, ModelRequest
+from gaze.models.scripted import ScriptedBackbone
+
+
+def request(n: int) -> ModelRequest:
+    return ModelRequest(
+        role="observer",
+        messages=(Message.text("user", f"call {n}"),),
+        schema_name="Answer",
+        json_schema={"type": "object"},
+    )
+
+
+def run_calls(check_result: Exception | None, calls: int = 4):
+    sent_during_check: list[str] = []
+
+    backbone = ScriptedBackbone(lambda r: {"ok": True}, model="m")
+
+    async def check(backbone, where):
+        await asyncio.sleep(0.2)
+        sent_during_check.extend(r.messages[0].parts[0].text for r in backbone.requests)
+        if check_result is not None:
+            raise check_result
+
+    async def main():
+        caller = Caller({"default": backbone}, check=check)
+        jobs = [caller.send(request(n), caller.new_record(request(n))) for n in range(calls)]
+        return await asyncio.gather(*jobs, return_exceptions=True)
+
+    return asyncio.run(main()), sent_during_check, backbone
+
+
+def test_the_first_requests_go_out_while_the_check_runs_the_rest_wait():
+    results, during, backbone = run_calls(None)
+    assert all(not isinstance(r, Exception) for r in results)
+    assert len(during) == AHEAD_OF_CHECK == 2
+    assert len(backbone.requests) == 4
+
+
+def test_a_failed_check_wins_over_replies_that_came_back():
+    problem = ModelConfigError("the server refuses 32 images in one prompt")
+    results, during, backbone = run_calls(problem)
+    assert all(isinstance(r, ModelConfigError) for r in results)  # no reply used
+    assert len(backbone.requests) == AHEAD_OF_CHECK  # the others were never sent
+
+
+def test_a_passed_check_is_not_repeated():
+    calls = []
+
+    async def check(backbone, where):
+        calls.append(where)
+
+    async def main():
+        caller = Caller({"default": ScriptedBackbone(lambda r: {}, model="m")}, check=check)
+        for n in range(3):
+            await caller.send(request(n), caller.new_record(request(n)))
+
+    asyncio.run(main())
+    assert calls == ["scripted:m (observer)"]
