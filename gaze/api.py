@@ -84,6 +84,7 @@ async def _run_graph(
 ) -> Report:
     from gaze.graph.early import start_early
     from gaze.graph.services import close_run, new_run_id, open_run
+    from gaze.models.pool import clip_affinity
 
     run_id = new_run_id()
     # bad model names, keys and settings fail here, before any clip work; the backbones'
@@ -92,6 +93,8 @@ async def _run_graph(
         svc = await asyncio.to_thread(open_run, run_id, ctx, backbones=backbones, check=preflight)
     else:
         svc = open_run(run_id, ctx, caller=caller)
+    # every request of this clip prefers one endpoint of a pool (its prefix cache)
+    affinity = clip_affinity.set(request.clip_id)
     try:
         if not Path(request.video).exists():
             raise GazeInputError(f"no such file: {request.video}")
@@ -117,6 +120,7 @@ async def _run_graph(
             ) from None
         return Report.model_validate(final["report"])
     finally:
+        clip_affinity.reset(affinity)
         await close_run(run_id)
 
 

@@ -23,6 +23,7 @@ from gaze.bench.inputs import load_manifest, video_path
 from gaze.errors import GazeInputError
 from gaze.graph.context import GazeContext
 from gaze.models.caller import Caller, usage_totals
+from gaze.models.pool import EndpointPool, clip_affinity
 from gaze.models.protocol import Backbone, ModelConfigError
 from gaze.prompts import load_prompt
 from gaze.redact import redact
@@ -237,6 +238,7 @@ async def execute_run(
                 on_progress(row.clip_id, None, None)
             return
         async with gate:
+            clip_affinity.set(row.clip_id)  # this task's requests prefer one pool endpoint
             try:
                 video = video_path(manifest, row)
                 if method == "robogaze":
@@ -303,5 +305,8 @@ async def execute_run(
         "failed": summary.failed,
         **totals,
     }
+    pools = {id(b): b for b in caller.bindings.values() if isinstance(b, EndpointPool)}
+    if pools:  # how the fleet carried the run: requests, failures, times down, per endpoint
+        run_manifest["endpoints"] = {f"{p.provider}:{p.model}": p.stats() for p in pools.values()}
     atomic_write_text(outdir / "run.json", json.dumps(run_manifest, indent=2) + "\n")
     return summary

@@ -18,8 +18,11 @@ MODEL_OPTIONS: dict[str, tuple[str, Any]] = {
     "--model": ("model", str),
     "--base-url": ("base_url", str),
 }
+REPEATABLE = {"--base-url"}
+"""Options given once per value; the context field holds the values separated by spaces."""
 RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "--concurrency": ("concurrency", click.IntRange(1, 256)),
+    "--endpoint-concurrency": ("endpoint_concurrency", click.IntRange(0, 1024)),
     "--temperature": ("temperature", click.FloatRange(0, 2)),
     "--max-retries": ("max_retries", click.IntRange(0, 10)),
     "--request-timeout": ("request_timeout_s", click.FloatRange(0.1)),
@@ -55,9 +58,12 @@ def context_options(*, run: bool = True, switches: bool = True) -> Callable[[F],
         for option, (name, kind) in MODEL_OPTIONS.items():
             variable = ENVIRONMENT.get(name)
             help_text = description_of(name).split(" None:")[0]
-            command = click.option(option, type=kind, help=f"{help_text} (default: ${variable}).")(
-                command
-            )
+            command = click.option(
+                option,
+                type=kind,
+                multiple=option in REPEATABLE,
+                help=f"{help_text} (default: ${variable}).",
+            )(command)
         if run:
             for option, (name, kind) in RUN_OPTIONS.items():
                 command = click.option(
@@ -84,6 +90,8 @@ def context_from(options: dict[str, Any], **extra: Any) -> GazeContext:
     for option, (name, _) in {**MODEL_OPTIONS, **RUN_OPTIONS}.items():
         if _param(option) in options:
             value = options.pop(_param(option))
+            if option in REPEATABLE:
+                value = " ".join(value) or None
             if value is not None:
                 values[name] = value
     for option, name in SWITCHES.items():

@@ -67,8 +67,17 @@ class GazeContext:
     base_url: str | None = field(
         default=None,
         metadata=_describe(
-            "Base URL of an OpenAI-compatible server (vLLM, SGLang, Ollama, a gateway). "
-            "None: GAZE_BASE_URL."
+            "Base URL of an OpenAI-compatible server (vLLM, SGLang, Ollama, a gateway); several "
+            "URLs separated by spaces (--base-url repeated), or @FILE naming a JSON pool file, "
+            "spread requests over a fleet serving the same model (sticky by clip, least "
+            "outstanding, failover). None: GAZE_BASE_URL."
+        ),
+    )
+    endpoint_concurrency: int = field(
+        default=0,
+        metadata=_describe(
+            "Most requests in flight at any one endpoint of a pool (0: only --concurrency "
+            "limits them); a pool file may set it per endpoint."
         ),
     )
     judges: list[str] = field(

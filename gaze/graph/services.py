@@ -24,6 +24,7 @@ from gaze.errors import GazeInputError
 from gaze.graph.context import JUDGES, GazeContext, from_environment
 from gaze.models.cache import ResponseCache
 from gaze.models.caller import Caller, RetryPolicy
+from gaze.models.pool import EndpointPool, check_pool
 from gaze.models.prices import Pricing
 from gaze.models.protocol import Backbone
 from gaze.models.registry import bind_roles
@@ -75,8 +76,10 @@ def check_context(ctx: GazeContext) -> None:
         raise GazeInputError("critic_threshold must be in [0, 1] and merge_iou in (0, 1]")
     if ctx.window_s <= 0 or ctx.frames_per_window < 1 or ctx.max_frames_per_call < 1:
         raise GazeInputError("window_s, frames_per_window and max_frames_per_call must be positive")
-    if ctx.max_retries < 0 or ctx.concurrency < 1:
-        raise GazeInputError("max_retries must be >= 0 and concurrency >= 1")
+    if ctx.max_retries < 0 or ctx.concurrency < 1 or ctx.endpoint_concurrency < 0:
+        raise GazeInputError(
+            "max_retries must be >= 0, concurrency >= 1 and endpoint_concurrency >= 0"
+        )
     if not 1 <= ctx.jpeg_quality <= 100 or ctx.image_detail not in ("auto", "low", "high"):
         raise GazeInputError("jpeg_quality must be 1-100 and image_detail auto, low or high")
     if not 0 <= ctx.temperature <= 2:
@@ -110,11 +113,16 @@ def build_caller(
     Builds SDK clients (reads certificates): call it from a worker thread inside a server."""
     check_context(ctx)
     bindings = bind_roles(
-        ctx.resolved_model(), ctx.roles, ctx.resolved_base_url(), backbones, ctx.image_detail
+        ctx.resolved_model(),
+        ctx.roles,
+        ctx.resolved_base_url(),
+        backbones,
+        ctx.image_detail,
+        ctx.endpoint_concurrency,
     )
     retry = RetryPolicy(initial_s=ctx.retry_initial_s, max_s=ctx.retry_max_s)
 
-    async def start_check(backbone: Backbone, where: str) -> None:
+    async def check_one(backbone: Backbone, where: str) -> None:
         await startup_check(
             backbone,
             where,
@@ -124,6 +132,12 @@ def build_caller(
             retry=retry,
             timeout_s=ctx.request_timeout_s,
         )
+
+    async def start_check(backbone: Backbone, where: str) -> None:
+        if isinstance(backbone, EndpointPool):
+            await check_pool(backbone, where, check_one)
+        else:
+            await check_one(backbone, where)
 
     cache = ResponseCache() if ctx.use_cache else None
     if cache is not None:

@@ -37,7 +37,7 @@ def default_cache_dir() -> Path:
 
 def public_endpoint(base_url: str | None) -> str:
     """The endpoint without user info, query or key-like path parts (where tokens hide)."""
-    return public_url(base_url) if base_url else ""
+    return " ".join(public_url(url) for url in base_url.split()) if base_url else ""
 
 
 def cache_key(provider: str, model: str, endpoint: str, request: ModelRequest) -> str:

@@ -142,3 +142,8 @@ class ClipTimeoutError(NoReplyError):
 
 class ModelConfigError(GazeInputError):
     """The backbone cannot work at all (bad key, unknown model, no image support): exit 2."""
+
+
+class EndpointUnreachableError(ModelConfigError):
+    """The start-up check got no reply at all (refused connections, timeouts, 5xx to the
+    end): a pool takes such an endpoint out of rotation; a lone endpoint fails the run."""

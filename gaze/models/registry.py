@@ -13,9 +13,11 @@ from urllib.parse import urlsplit
 from gaze.errors import GazeInputError
 from gaze.models.cache import public_endpoint
 from gaze.models.caller import RetryPolicy
+from gaze.models.pool import Endpoint, EndpointPool, parse_endpoints
 from gaze.models.protocol import (
     ROLES,
     Backbone,
+    EndpointUnreachableError,
     ImagePart,
     Message,
     ModelCallError,
@@ -24,7 +26,7 @@ from gaze.models.protocol import (
     TextPart,
     TransientModelError,
 )
-from gaze.redact import redact, register_key_variable
+from gaze.redact import public_url, redact, register_key_variable
 
 PROVIDERS = ("openai", "gemini", "vllm", "scripted", "langchain")
 
@@ -50,17 +52,22 @@ class RoleSpec:
 
     @staticmethod
     def parse(text: str) -> RoleSpec:
+        """``base_url`` may be repeated: the role's requests are spread over those endpoints."""
         model, *options = text.split(",")
         parse_spec(model)
-        found: dict[str, str] = {}
+        found: dict[str, list[str]] = {"base_url": [], "key_env": []}
         for option in options:
             name, sep, value = option.partition("=")
-            if not sep or name not in ("base_url", "key_env") or not value:
+            if not sep or name not in found or not value:
                 raise GazeInputError(
-                    f"{text!r}: options after the model are base_url=URL and key_env=VARIABLE"
+                    f"{text!r}: options after the model are base_url=URL (repeatable) and "
+                    "key_env=VARIABLE"
                 )
-            found[name] = value
-        return RoleSpec(model, found.get("base_url"), found.get("key_env"))
+            found[name].append(value)
+        if len(found["key_env"]) > 1:
+            raise GazeInputError(f"{text!r}: one key_env per role")
+        urls = " ".join(found["base_url"]) or None
+        return RoleSpec(model, urls, found["key_env"][0] if found["key_env"] else None)
 
 
 def make_backbone(
@@ -108,6 +115,10 @@ def check_base_url(url: str | None, where: str = "--base-url") -> None:
     """A base URL gaze can use: http(s), a host, a port in range (else one line, exit 2)."""
     if not url:
         return
+    if len(url.split()) > 1:
+        for one in url.split():
+            check_base_url(one, where)
+        return
     try:
         parts = urlsplit(url)
         port = parts.port  # raises for 99999 or a broken IPv6 literal
@@ -132,8 +143,10 @@ def bind_roles(
     base_url: str | None,
     given: Mapping[str, Backbone] | None = None,
     image_detail: str = "auto",
+    endpoint_concurrency: int = 0,
 ) -> Bindings:
-    """One backbone per distinct model and endpoint; ``given`` objects (from Python) win."""
+    """One backbone per distinct model and endpoint -- a pool (``gaze.models.pool``) where
+    several endpoints serve it; ``given`` objects (from Python) win."""
     given = dict(given or {})
     if default is None and "default" not in given:
         raise GazeInputError("no model configured")
@@ -141,24 +154,51 @@ def bind_roles(
 
     def backbone_for(spec: RoleSpec) -> Backbone:
         if spec not in built:
-            built[spec] = make_backbone(spec.model, spec.base_url, spec.key_env, image_detail)
+            built[spec] = _build(spec, image_detail, endpoint_concurrency)
         return built[spec]
 
-    check_base_url(base_url)
     default_spec = RoleSpec(default or "", base_url)
+    check_base_url(_urls(default_spec), "--base-url")
     backbones: dict[str, Backbone] = {"default": given.get("default") or backbone_for(default_spec)}
-    endpoints = {"default": public_endpoint(base_url)}
+    endpoints = {"default": public_endpoint(_urls(default_spec))}
     for role in ROLES:
         if role in given:
             backbones[role] = given[role]
         elif role in roles:
             spec = RoleSpec.parse(roles[role])
-            check_base_url(spec.base_url, f"--role {role}: base_url")
+            check_base_url(_urls(spec), f"--role {role}: base_url")
             if spec.base_url is None:
                 spec = RoleSpec(spec.model, base_url, spec.key_env)
             backbones[role] = backbone_for(spec)
-            endpoints[role] = public_endpoint(spec.base_url)
+            endpoints[role] = public_endpoint(_urls(spec))
     return Bindings(backbones, endpoints)
+
+
+def _urls(spec: RoleSpec) -> str | None:
+    """The endpoint URLs a spec names, space-separated (a pool file read)."""
+    if not spec.base_url:
+        return None
+    return " ".join(url for url, _ in parse_endpoints(spec.base_url))
+
+
+def _build(spec: RoleSpec, image_detail: str, endpoint_concurrency: int) -> Backbone:
+    endpoints: list[tuple[str | None, int]] = []
+    if spec.base_url:
+        endpoints += parse_endpoints(spec.base_url, endpoint_concurrency)
+    if len(endpoints) <= 1 and not endpoint_concurrency:
+        url = endpoints[0][0] if endpoints else None
+        return make_backbone(spec.model, url, spec.key_env, image_detail)
+    if parse_spec(spec.model)[0] not in ("openai", "gemini"):
+        raise GazeInputError(f"{spec.model}: several endpoints need the openai or gemini provider")
+    members = [
+        Endpoint(
+            make_backbone(spec.model, url, spec.key_env, image_detail),
+            public_url(url) if url else "default",
+            limit,
+        )
+        for url, limit in endpoints or [(None, endpoint_concurrency)]
+    ]
+    return EndpointPool(members)
 
 
 PROBE_SCHEMA = {
@@ -218,7 +258,7 @@ async def preflight(
             return
         except TimeoutError:
             if attempt >= attempts:
-                raise ModelConfigError(
+                raise EndpointUnreachableError(
                     f"{where}: no complete reply within {timeout_s:g} s"
                 ) from None
             continue
@@ -226,7 +266,7 @@ async def preflight(
             raise
         except TransientModelError as exc:
             if attempt >= attempts:
-                raise ModelConfigError(f"{where}: {exc}") from exc
+                raise EndpointUnreachableError(f"{where}: {exc}") from exc
             await asyncio.sleep(policy.pause(attempt, exc, rng))
         except ModelCallError as exc:
             if refused:

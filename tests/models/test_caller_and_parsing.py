@@ -199,7 +199,7 @@ def test_model_names_and_role_bindings(tmp_path):
         parse_role_bindings(["judge_of_all=scripted:auto"])
     bindings = bind_roles("scripted:auto", {"critic": "scripted:auto"}, None).backbones
     assert bindings["critic"] is bindings["default"]  # one backbone per distinct name
-    with pytest.raises(GazeInputError, match="base_url=URL and key_env"):
+    with pytest.raises(GazeInputError, match=r"base_url=URL \(repeatable\) and key_env"):
         parse_role_bindings(["critic=scripted:auto,port=3"])
     with pytest.raises(GazeInputError, match="langchain"):
         make_backbone("langchain:x")

@@ -1,0 +1,214 @@
+"""Endpoint pools: sticky by clip, least outstanding, per-endpoint limits, failover, health."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+import pytest
+
+from gaze.errors import GazeInputError
+from gaze.models.pool import Endpoint, EndpointPool, clip_affinity, parse_endpoints
+from gaze.models.protocol import (
+    Message,
+    ModelCallError,
+    ModelReply,
+    ModelRequest,
+    TransientModelError,
+)
+
+
+class Server:
+    """A backbone that takes ``latency`` per request and counts what it carries."""
+
+    provider = "openai"
+    model = "m"
+    native_json_schema = True
+
+    def __init__(self, name: str, latency: float = 0.01) -> None:
+        self.name = name
+        self.latency = latency
+        self.down = False
+        self.rejects = False
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.served: list[str] = []
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        if self.down:
+            raise TransientModelError(f"cannot reach {self.name}")
+        if self.rejects:
+            raise ModelCallError("400: bad request")
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(self.latency)
+        finally:
+            self.in_flight -= 1
+        self.served.append(clip_affinity.get())
+        return ModelReply(text="{}")
+
+
+def pool_of(*servers: Server, limit: int = 0, **options) -> EndpointPool:
+    return EndpointPool([Endpoint(s, s.name, limit) for s in servers], **options)
+
+
+def request(n: int = 0) -> ModelRequest:
+    return ModelRequest(role="observer", messages=(Message.text("user", f"{n}"),), schema_name="A")
+
+
+async def clip_requests(pool: EndpointPool, clip: str, count: int) -> None:
+    clip_affinity.set(clip)
+    await asyncio.gather(*(pool.complete(request(n)) for n in range(count)))
+
+
+def test_each_clip_sticks_to_one_endpoint_and_clips_spread_over_all():
+    servers = [Server(f"s{i}") for i in range(3)]
+    pool = pool_of(*servers)
+
+    async def main():
+        clips = [f"clip{i:02d}" for i in range(12)]
+        # one clip at a time: stickiness is not disturbed by load
+        for clip in clips:
+            await asyncio.create_task(clip_requests(pool, clip, 3))
+
+    asyncio.run(main())
+    for server in servers:
+        assert server.served, "every endpoint gets clips"
+    homes = {
+        clip: {s.name for s in servers if clip in s.served}
+        for clip in set().union(*(s.served for s in servers))
+    }
+    assert all(len(home) == 1 for home in homes.values())  # sticky by clip
+
+
+def test_a_busy_endpoint_spills_to_the_least_busy_and_limits_hold():
+    servers = [Server(f"s{i}", latency=0.05) for i in range(2)]
+    pool = pool_of(*servers, limit=4)
+
+    async def main():
+        await clip_requests(pool, "one-clip", 24)  # one clip, far more than one server's share
+
+    asyncio.run(main())
+    assert all(s.most_in_flight <= 4 for s in servers)  # per-endpoint limit
+    assert all(len(s.served) >= 8 for s in servers)  # spilled over
+
+
+def test_failover_sends_the_same_request_on_and_a_dead_endpoint_is_taken_out():
+    alive, dead = Server("alive"), Server("dead")
+    dead.down = True
+    now = [0.0]
+    pool = pool_of(alive, dead, down_after=2, clock=lambda: now[0])
+
+    async def main():
+        for n in range(10):
+            clip_affinity.set(f"clip{n}")
+            await pool.complete(request(n))
+
+    asyncio.run(main())
+    assert len(alive.served) == 10  # no request failed
+    stats = pool.stats()
+    assert stats["dead"]["failed"] == 2 and stats["dead"]["marked_down"] == 1
+    assert stats["dead"]["requests"] == 2  # down: no more requests during its cooldown
+
+
+def test_a_down_endpoint_is_tried_again_after_its_cooldown_and_comes_back():
+    first, second = Server("first"), Server("second")
+    second.down = True
+    now = [0.0]
+    pool = pool_of(first, second, down_after=1, clock=lambda: now[0])
+
+    async def spread(count: int) -> None:
+        for n in range(count):
+            clip_affinity.set(f"clip{n}")
+            await pool.complete(request(n))
+
+    asyncio.run(spread(6))
+    assert pool.stats()["second"]["marked_down"] == 1
+    second.down = False
+    now[0] = 4.0  # still cooling down
+    asyncio.run(spread(6))
+    assert second.served == []
+    now[0] = 6.0  # cooldown over: one request tests it, and it is back
+    asyncio.run(spread(12))
+    assert len(second.served) >= 2
+
+
+def test_every_endpoint_failing_is_the_callers_transient_error():
+    a, b = Server("a"), Server("b")
+    a.down = b.down = True
+    pool = pool_of(a, b)
+    with pytest.raises(TransientModelError, match="cannot reach"):
+        asyncio.run(pool.complete(request()))
+
+
+def test_a_rejected_request_is_not_sent_elsewhere():
+    a, b = Server("a"), Server("b")
+    a.rejects = b.rejects = True
+    pool = pool_of(a, b)
+    with pytest.raises(ModelCallError):
+        asyncio.run(pool.complete(request()))
+    assert sum(s["requests"] for s in pool.stats().values()) == 1
+
+
+def test_endpoints_come_from_urls_or_a_pool_file(tmp_path):
+    assert parse_endpoints("http://a:1/v1 http://b:2/v1", 3) == [
+        ("http://a:1/v1", 3),
+        ("http://b:2/v1", 3),
+    ]
+    pool_file = tmp_path / "pool.json"
+    pool_file.write_text(
+        '{"endpoints": [{"base_url": "http://a:1/v1", "concurrency": 8}, '
+        '{"base_url": "http://b:2/v1"}]}'
+    )
+    assert parse_endpoints(f"@{pool_file}", 2) == [("http://a:1/v1", 8), ("http://b:2/v1", 2)]
+    pool_file.write_text('{"endpoints": [{"url": "http://a:1/v1"}]}')
+    with pytest.raises(GazeInputError, match="endpoint 0: needs a base_url"):
+        parse_endpoints(f"@{pool_file}")
+    with pytest.raises(GazeInputError, match="pool file"):
+        parse_endpoints(f"@{tmp_path / 'missing.json'}")
+
+
+def test_without_a_clip_the_first_image_decides():
+    from gaze.models.protocol import ImagePart
+
+    servers = [Server(f"s{i}") for i in range(4)]
+    pool = pool_of(*servers)
+    image = ImagePart(b"frame-bytes")
+    with_image = ModelRequest(role="critic", messages=(Message("user", (image,)),), schema_name="A")
+    orders = {tuple(e.name for e in pool.preference(with_image)) for _ in range(5)}
+    assert len(orders) == 1
+    assert Counter(e.name for e in pool.preference(request())) == Counter(s.name for s in servers)
+
+
+def test_without_limits_a_clip_spills_only_past_the_sticky_slack():
+    from gaze.models.pool import STICKY_SLACK
+
+    servers = [Server(f"s{i}", latency=0.05) for i in range(2)]
+    pool = pool_of(*servers)
+    asyncio.run(clip_requests(pool, "one-clip", STICKY_SLACK))
+    assert sorted(len(s.served) for s in servers) == [0, STICKY_SLACK]  # all on its home
+    for server in servers:
+        server.served.clear()
+    asyncio.run(clip_requests(pool, "one-clip", 3 * STICKY_SLACK))
+    assert min(len(s.served) for s in servers) >= STICKY_SLACK // 2  # spilled under load
+
+
+def test_several_urls_bind_a_pool_and_each_url_is_checked():
+    from gaze.models.registry import bind_roles
+
+    bound = bind_roles(
+        "openai:m",
+        {"critic": "openai:m,base_url=http://a:1/v1,base_url=http://b:2/v1"},
+        "http://c:3/v1 http://d:4/v1",
+        endpoint_concurrency=8,
+    )
+    critic, default = bound.backbones["critic"], bound.backbones["default"]
+    assert isinstance(critic, EndpointPool) and isinstance(default, EndpointPool)
+    assert [e.name for e in critic.endpoints] == ["http://a:1/v1", "http://b:2/v1"]
+    assert [e.limit for e in default.endpoints] == [8, 8]
+    assert bound.endpoints["critic"] == "http://a:1/v1 http://b:2/v1"  # the cache's endpoint
+    with pytest.raises(GazeInputError, match="Port out of range"):
+        bind_roles("openai:m", {}, "http://c:3/v1 http://d:99999/v1")
+    with pytest.raises(GazeInputError, match="openai or gemini"):
+        bind_roles("scripted:auto", {}, "http://c:3/v1 http://d:4/v1")
