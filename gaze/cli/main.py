@@ -62,7 +62,21 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
+class _Warnings(logging.Handler):
+    """gaze's warnings (an endpoint of a pool going down) as one line on the current stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"gaze: warning: {redact(record.getMessage())}", file=sys.stderr)
+
+
+def _show_warnings() -> None:
+    logger = logging.getLogger("gaze")
+    if not any(isinstance(h, _Warnings) for h in logger.handlers):
+        logger.addHandler(_Warnings(logging.WARNING))
+
+
 def run(argv: list[str] | None = None) -> int:
+    _show_warnings()
     try:
         result = cli.main(args=argv, prog_name="gaze", standalone_mode=False)
         return result if isinstance(result, int) else 0

@@ -158,12 +158,13 @@ class EndpointPool:
     def _mark_down(self, endpoint: Endpoint, reason: str) -> None:
         endpoint.down_until = self._clock() + endpoint.cooldown_s
         endpoint.stats["marked_down"] += 1
-        log.warning(
-            "endpoint %s is down for %.0f s (%s); its work goes to the others",
-            endpoint.name,
-            endpoint.cooldown_s,
-            reason,
-        )
+        if self._any_left(set()):  # when none is left, the caller's error says it all
+            log.warning(
+                "endpoint %s is down for %.0f s (%s); its work goes to the others",
+                endpoint.name,
+                endpoint.cooldown_s,
+                reason,
+            )
         endpoint.cooldown_s = min(MAX_COOLDOWN_S, endpoint.cooldown_s * 2)
 
     def mark_down(self, backbone: Backbone, reason: str) -> None:

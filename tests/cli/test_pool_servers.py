@@ -118,3 +118,39 @@ def test_a_fleet_spreads_clips_sticks_by_clip_and_survives_a_dying_server(
     assert moved and all(len(homes[clip]) >= 2 for clip in moved)  # finished elsewhere
     # every clip the dying server never had stayed on one server
     assert all(len(servers) == 1 for clip, servers in homes.items() if clip not in moved)
+
+
+def test_an_endpoint_unreachable_at_start_is_left_out_and_the_clip_runs(
+    forge_dir, forge_rows, capsys
+):
+    row = forge_rows["clean"]
+    gone = StandIn(responder=minimal_chat)
+    with gone:
+        dead_url = gone.url + "/v1"
+    with StandIn(responder=minimal_chat) as alive:
+        args = ["diagnose", str(forge_dir / row.video), "-i", row.instruction, "--json"]
+        args += ["--model", "openai:m", "--max-retries", "1", "--no-cache"]
+        args += ["--base-url", dead_url, "--base-url", alive.url + "/v1"]
+        code = run(args)
+        captured = capsys.readouterr()
+    assert code == 0, captured.err
+    report = Report.model_validate_json(captured.out)
+    assert report.flags == [] and report.assessment.not_assessed == []
+    assert f"endpoint {dead_url} is down" in captured.err
+
+
+def test_a_fleet_where_no_endpoint_answers_is_one_line(forge_dir, forge_rows, capsys):
+    from tests.cli.test_cli import one_line_error
+
+    row = forge_rows["clean"]
+    urls = []
+    for _ in range(2):
+        gone = StandIn(responder=minimal_chat)
+        with gone:
+            urls += ["--base-url", gone.url + "/v1"]
+    args = ["diagnose", str(forge_dir / row.video), "-i", row.instruction]
+    args += ["--model", "openai:m", "--max-retries", "0", "--no-cache", *urls]
+    assert run(args) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert all(line.startswith("gaze: warning: endpoint") for line in lines[:-1])
+    assert "cannot reach" in one_line_error(lines[-1])
