@@ -89,7 +89,7 @@ def _check_resume(outdir: Path, identity: dict[str, Any]) -> None:
         )
 
 
-def _finished(path: Path) -> bool:
+def is_finished(path: Path) -> bool:
     try:
         Report.model_validate_json(path.read_text(encoding="utf-8"))
         return True
@@ -215,14 +215,41 @@ async def run_benchmark(
     return await execute_run(plan, clip_concurrency=clip_concurrency, on_progress=on_progress)
 
 
+async def make_report(
+    method: str,
+    manifest: Path,
+    row: ManifestClip,
+    ctx: GazeContext,
+    samples: int,
+    caller: Caller,
+) -> Report:
+    """One clip's report by ``method`` (the same work whichever executor runs it)."""
+    from gaze.api import adiagnose
+
+    clip_affinity.set(row.clip_id)  # this task's requests prefer one pool endpoint
+    video = video_path(manifest, row)
+    if method == "robogaze":
+        scene = manifest.parent / row.initial_frame if row.initial_frame else None
+        return await adiagnose(
+            video,
+            row.instruction,
+            clip_id=row.clip_id,
+            initial_frame=scene,
+            context=ctx,
+            caller=caller,
+        )
+    return await _baseline_report(method, row, video, ctx, samples, caller)
+
+
+def failure_reason(exc: BaseException) -> str:
+    """A clip's failure as run.json records it: one line, no secrets."""
+    return redact(" ".join(f"{type(exc).__name__}: {exc}".split()))
+
+
 async def execute_run(
     plan: PreparedRun, *, clip_concurrency: int = 2, on_progress: Progress | None = None
 ) -> RunSummary:
-    from gaze.api import adiagnose
-
-    manifest, rows, method, ctx = plan.manifest, plan.rows, plan.method, plan.ctx
-    outdir, samples, identity = plan.outdir, plan.samples, plan.identity
-    reports = outdir / "reports"
+    rows, reports = plan.rows, plan.outdir / "reports"
     caller = plan.caller
     summary = RunSummary()
     config_error: list[ModelConfigError] = []
@@ -232,27 +259,16 @@ async def execute_run(
 
     async def one(row: ManifestClip) -> None:
         target = inside(reports, f"{row.clip_id}.json")
-        if _finished(target):
+        if is_finished(target):
             summary.skipped.append(row.clip_id)
             if on_progress:
                 on_progress(row.clip_id, None, None)
             return
         async with gate:
-            clip_affinity.set(row.clip_id)  # this task's requests prefer one pool endpoint
             try:
-                video = video_path(manifest, row)
-                if method == "robogaze":
-                    scene = manifest.parent / row.initial_frame if row.initial_frame else None
-                    report = await adiagnose(
-                        video,
-                        row.instruction,
-                        clip_id=row.clip_id,
-                        initial_frame=scene,
-                        context=ctx,
-                        caller=caller,
-                    )
-                else:
-                    report = await _baseline_report(method, row, video, ctx, samples, caller)
+                report = await make_report(
+                    plan.method, plan.manifest, row, plan.ctx, plan.samples, caller
+                )
                 atomic_write_text(target, report.model_dump_json(indent=2) + "\n")
                 summary.done.append(row.clip_id)
                 if on_progress:
@@ -261,10 +277,9 @@ async def execute_run(
                 config_error.append(exc)
                 summary.failed[row.clip_id] = redact(str(exc))
             except Exception as exc:  # one clip's failure never stops the others
-                reason = redact(" ".join(f"{type(exc).__name__}: {exc}".split()))
-                summary.failed[row.clip_id] = reason
+                summary.failed[row.clip_id] = failure_reason(exc)
                 if on_progress:
-                    on_progress(row.clip_id, None, reason)
+                    on_progress(row.clip_id, None, summary.failed[row.clip_id])
 
     try:
         await asyncio.gather(*(one(row) for row in rows))
@@ -272,6 +287,28 @@ async def execute_run(
         await caller.aclose()
     if config_error:
         raise config_error[0]
+    pools = {id(b): b for b in caller.bindings.values() if isinstance(b, EndpointPool)}
+    write_run_manifest(
+        plan,
+        summary,
+        started_at=started_at,
+        wall_time_s=time.perf_counter() - started,
+        endpoints={f"{p.provider}:{p.model}": p.stats() for p in pools.values()},
+    )
+    return summary
+
+
+def write_run_manifest(
+    plan: PreparedRun,
+    summary: RunSummary,
+    *,
+    started_at: str,
+    wall_time_s: float,
+    endpoints: dict[str, Any] | None = None,
+    executor: dict[str, Any] | None = None,
+) -> None:
+    """``run.json``: the run's identity, outcome and totals summed over its reports."""
+    rows, reports = plan.rows, plan.outdir / "reports"
     summed = (
         "input_tokens",
         "estimated_input_tokens",
@@ -284,29 +321,30 @@ async def execute_run(
     totals: dict[str, float] = {"calls": 0, **dict.fromkeys(summed, 0)}
     for row in rows:
         path = inside(reports, f"{row.clip_id}.json")
-        if _finished(path):
+        if is_finished(path):
             m = Report.model_validate_json(path.read_text(encoding="utf-8")).manifest
             totals["calls"] += sum(m.calls.values())
             for key in summed:
                 totals[key] += getattr(m, key)
     totals["cost_usd"] = round(totals["cost_usd"], 6)
+    bindings = plan.caller.bindings
     run_manifest = {
-        **identity,
+        **plan.identity,
         "gaze_version": __version__,
         "git": git_hash(),
-        "manifest": str(manifest.resolve()),
-        "models": {role: f"{b.provider}:{b.model}" for role, b in caller.bindings.items()},
+        "manifest": str(plan.manifest.resolve()),
+        "models": {role: f"{b.provider}:{b.model}" for role, b in bindings.items()},
         "started_at": started_at,
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "wall_time_s": round(time.perf_counter() - started, 3),
+        "wall_time_s": round(wall_time_s, 3),
         "clips": len(rows),
         "done": len(summary.done),
         "resumed": len(summary.skipped),
         "failed": summary.failed,
         **totals,
     }
-    pools = {id(b): b for b in caller.bindings.values() if isinstance(b, EndpointPool)}
-    if pools:  # how the fleet carried the run: requests, failures, times down, per endpoint
-        run_manifest["endpoints"] = {f"{p.provider}:{p.model}": p.stats() for p in pools.values()}
-    atomic_write_text(outdir / "run.json", json.dumps(run_manifest, indent=2) + "\n")
-    return summary
+    if endpoints:  # how the fleet carried the run: requests, failures, times down, per endpoint
+        run_manifest["endpoints"] = endpoints
+    if executor:
+        run_manifest["executor"] = executor
+    atomic_write_text(plan.outdir / "run.json", json.dumps(run_manifest, indent=2) + "\n")

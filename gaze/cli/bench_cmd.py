@@ -174,6 +174,25 @@ def score(
     show_default=True,
     help="b2: self-consistency samples.",
 )
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="Where clips run: this process, or a Ray cluster (the 'ray' extra).",
+)
+@click.option(
+    "--ray-address",
+    metavar="ADDR",
+    help="Ray cluster to join (e.g. 10.0.0.1:6379 or 'auto'; default: start Ray locally).",
+)
+@click.option(
+    "--ray-workers",
+    type=click.IntRange(0, 4096),
+    default=0,
+    show_default=True,
+    help="Ray workers (one CPU each; each runs --clips clips at once); 0: one per CPU.",
+)
 def run_cmd(
     manifest: Path,
     method: str,
@@ -181,6 +200,9 @@ def run_cmd(
     roles: tuple[str, ...],
     clips: int,
     samples: int,
+    executor: str,
+    ray_address: str | None,
+    ray_workers: int,
     **options: Any,
 ) -> None:
     """Run a method over every clip of MANIFEST; one report per clip in RUNDIR/reports."""
@@ -198,9 +220,26 @@ def run_cmd(
             f"bench run needs a model: --model PROVIDER:MODEL (or {ENVIRONMENT['model']})"
         )
 
+    if executor == "local" and (ray_address or ray_workers):
+        raise GazeInputError("--ray-address and --ray-workers need --executor ray")
+    if executor == "ray":
+        from gaze.bench.ray_run import import_ray
+
+        import_ray()  # a missing extra fails before any work
+
     async def main() -> RunSummary:
         plan = await prepare_run(manifest, method, out, ctx, samples=samples)
         with BatchProgress(Console(stderr=True), len(plan.rows), method) as progress:
+            if executor == "ray":
+                from gaze.bench.ray_run import execute_on_ray
+
+                return await execute_on_ray(
+                    plan,
+                    address=ray_address,
+                    workers=ray_workers,
+                    clip_concurrency=clips,
+                    on_progress=progress,
+                )
             return await execute_run(plan, clip_concurrency=clips, on_progress=progress)
 
     summary = asyncio.run(main())

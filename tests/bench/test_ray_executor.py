@@ -1,0 +1,77 @@
+"""`bench run --executor ray` on a local Ray cluster on this machine: a head and one worker
+node, each a separate raylet with one CPU (on the machine's own address: Ray 2.60's driver does
+not connect to raylets started with node_ip_address 127.0.0.1). The same reports and run.json as
+the local executor, clips run on both nodes, and a resumed run redoes only what is missing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gaze.cli.main import run
+from gaze.schema.report import Report
+
+ray = pytest.importorskip("ray", reason="extra 'ray' not installed (pip install 'gaze[ray]')")
+
+VARYING = ("wall_time_s", "created_at")
+"""Manifest fields that differ between any two runs (when and how long)."""
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from ray.cluster_utils import Cluster
+
+    node = {"num_cpus": 1, "include_dashboard": False}
+    local = Cluster(initialize_head=True, head_node_args=node)
+    local.add_node(**node)
+    local.wait_for_nodes()
+    yield local
+    local.shutdown()
+
+
+def comparable(path) -> dict:
+    report = json.loads(Report.model_validate_json(path.read_text()).model_dump_json())
+    for key in VARYING:
+        report["manifest"].pop(key)
+    return report
+
+
+def test_a_ray_run_writes_the_local_runs_reports_on_both_nodes(forge_dir, tmp_path, cluster):
+    manifest = forge_dir / "manifest.jsonl"
+    rows = [json.loads(line) for line in manifest.read_text().splitlines()]
+    common = ["--model", "scripted:auto", "--no-cache", "--clips", "2"]
+    assert run(["bench", "run", str(manifest), "--out", str(tmp_path / "local"), *common]) == 0
+    on_ray = ["bench", "run", str(manifest), "--out", str(tmp_path / "ray"), *common]
+    on_ray += ["--executor", "ray", "--ray-address", cluster.address]
+    assert run(on_ray) == 0
+    for row in rows:
+        name = f"{row['clip_id']}.json"
+        assert comparable(tmp_path / "ray" / "reports" / name) == comparable(
+            tmp_path / "local" / "reports" / name
+        )
+    local_run = json.loads((tmp_path / "local" / "run.json").read_text())
+    ray_run = json.loads((tmp_path / "ray" / "run.json").read_text())
+    for key in ("settings", "manifest_sha256", "done", "calls", "images", "failed"):
+        assert ray_run[key] == local_run[key]
+    executor = ray_run["executor"]
+    assert executor["name"] == "ray" and executor["workers"] == 2
+    assert len(executor["clips_per_node"]) == 2  # both nodes ran clips
+    assert sum(executor["clips_per_node"].values()) == len(rows)
+
+    # resume: one report lost, one clip redone, the rest kept
+    lost = tmp_path / "ray" / "reports" / f"{rows[0]['clip_id']}.json"
+    kept = tmp_path / "ray" / "reports" / f"{rows[1]['clip_id']}.json"
+    kept_before = kept.read_text()
+    lost.unlink()
+    assert run(on_ray) == 0
+    again = json.loads((tmp_path / "ray" / "run.json").read_text())
+    assert again["done"] == 1 and again["resumed"] == len(rows) - 1
+    assert lost.exists() and kept.read_text() == kept_before
+
+
+def test_ray_options_need_the_ray_executor(forge_dir, tmp_path, capsys):
+    args = ["bench", "run", str(forge_dir / "manifest.jsonl"), "--out", str(tmp_path / "x")]
+    args += ["--model", "scripted:auto", "--ray-workers", "2"]
+    assert run(args) == 2
+    assert "need --executor ray" in capsys.readouterr().err
