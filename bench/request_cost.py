@@ -3,7 +3,11 @@ image bytes, estimated image tokens, and the shared-prefix fraction -- the share
 that sit inside a prefix identical to an earlier request of the same clip (what vLLM's automatic
 prefix caching or hosted prompt caching can reuse).
 
-    python bench/request_cost.py [--durations 8 30 60]
+    python bench/request_cost.py [--durations 8 30 60] [--layouts frames grid]
+
+``grid`` is ``--grid``: each window sent as one image of its frames, tiles time-stamped. The
+last column sets the estimate beside RoboGaze's published cost per clip ($0.14 for clips under
+10 s, $0.31 above 30 s) at a hosted price of $2.50 per million input tokens.
 
 The openai SDK talks to a stand-in server on 127.0.0.1 that logs every request body and answers
 with minimal valid JSON. Image tokens are estimated Qwen-VL style (one token per 28x28 patch).
@@ -15,7 +19,6 @@ import argparse
 import base64
 import hashlib
 import io
-import json
 import math
 import sys
 import tempfile
@@ -33,6 +36,8 @@ from gaze.cli.main import run  # noqa: E402
 from tests.standin import StandIn, minimal_chat  # noqa: E402
 
 PATCH = 28
+HOSTED_USD_PER_MTOK = 2.50
+"""Input price used for the cost column (a common hosted vision model's list price, 2025)."""
 
 
 def image_tokens(data_url: str) -> tuple[int, int]:
@@ -62,7 +67,9 @@ def flatten(body: dict[str, Any]) -> list[tuple[str, str]]:
 
 def measure(bodies: list[dict[str, Any]]) -> dict[str, float]:
     requests = [
-        flatten(b) for b in bodies if b["response_format"]["json_schema"]["name"] != "Probe"
+        flatten(b)
+        for b in bodies
+        if isinstance(b, dict) and b["response_format"]["json_schema"]["name"] != "Probe"
     ]
     sent = shared = 0
     images = distinct_bytes = image_bytes = 0
@@ -102,28 +109,35 @@ def measure(bodies: list[dict[str, Any]]) -> dict[str, float]:
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--durations", type=float, nargs="+", default=[8, 30, 60])
+    parser.add_argument("--layouts", nargs="+", choices=["frames", "grid"], default=["frames"])
     args = parser.parse_args(argv)
-    print("| clip s | requests | images | distinct | image MB | image tokens | shared prefix |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| layout | clip s | requests | images | distinct | image MB | image tokens "
+        "| shared prefix | image $ at $2.50/Mtok |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
-        for duration in args.durations:
+        for layout, duration in [(la, d) for d in args.durations for la in args.layouts]:
             clip = Path(tmp) / f"clip{duration:g}.mp4"
-            forge_clip(clip, seed=5, failures=["object_teleportation"], duration_s=duration)
+            if not clip.exists():
+                forge_clip(clip, seed=5, failures=["object_teleportation"], duration_s=duration)
             with StandIn(responder=minimal_chat) as server:
                 argv_ = ["diagnose", str(clip), "-i", "put the block on the plate", "--json"]
                 argv_ += ["--model", "openai:m", "--base-url", server.url + "/v1", "--no-cache"]
+                argv_ += ["--grid"] if layout == "grid" else []
                 with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
                     code = run(argv_)
                 bodies = [s.body for s in server.seen]
             if code != 0:
                 raise SystemExit(f"gaze diagnose failed on the {duration:g} s clip")
             m = measure(bodies)
+            dollars = m["image_tokens"] * HOSTED_USD_PER_MTOK / 1e6
             print(
-                f"| {duration:g} | {m['requests']} | {m['images']} | {m['distinct']} | "
-                f"{m['image_mb']:.1f} | {m['image_tokens']:,} | {m['shared_fraction']:.2f} |",
+                f"| {layout} | {duration:g} | {m['requests']} | {m['images']} | {m['distinct']} | "
+                f"{m['image_mb']:.1f} | {m['image_tokens']:,} | {m['shared_fraction']:.2f} | "
+                f"{dollars:.3f} |",
                 flush=True,
             )
-    json.dumps({})
 
 
 if __name__ == "__main__":

@@ -38,6 +38,8 @@ RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "--usd-per-mtok-in": ("usd_per_mtok_in", click.FloatRange(0)),
     "--usd-per-mtok-out": ("usd_per_mtok_out", click.FloatRange(0)),
 }
+FLAGS: dict[str, str] = {"--grid": "grid"}
+"""Flags that turn on a setting whose default is off."""
 SWITCHES: dict[str, str] = {
     "--no-task-memory": "use_task_memory",
     "--no-scene-memory": "use_scene_memory",
@@ -73,6 +75,9 @@ def context_options(*, run: bool = True, switches: bool = True) -> Callable[[F],
                     show_default=True,
                     help=description_of(name),
                 )(command)
+        if run:
+            for option, name in FLAGS.items():
+                command = click.option(option, is_flag=True, help=description_of(name))(command)
         if switches:
             for option, name in SWITCHES.items():
                 command = click.option(
@@ -97,4 +102,7 @@ def context_from(options: dict[str, Any], **extra: Any) -> GazeContext:
     for option, name in SWITCHES.items():
         if options.pop(_param(option), False):
             values[name] = False
+    for option, name in FLAGS.items():
+        if options.pop(_param(option), False):
+            values[name] = True
     return GazeContext(**values, **extra)

@@ -120,6 +120,14 @@ class GazeContext:
             "token count depends on the size, not the quality)."
         ),
     )
+    grid: bool = field(
+        default=_SAMPLING.grid,
+        metadata=_describe(
+            "Send each window as one grid image of its frames, each tile stamped with its time "
+            "(RoboGaze's layout; max_side is then the grid's longest side): a few large images "
+            "per clip instead of many small ones."
+        ),
+    )
     image_detail: str = field(
         default="auto",
         metadata=_describe(

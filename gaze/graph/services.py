@@ -96,6 +96,7 @@ def sampling_of(ctx: GazeContext) -> SamplingSettings:
         frames_per_window=ctx.frames_per_window,
         max_side=ctx.max_side,
         jpeg_quality=ctx.jpeg_quality,
+        grid=ctx.grid,
     )
 
 

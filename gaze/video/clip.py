@@ -19,6 +19,7 @@ import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.errors import GazeInputError
 from gaze.schema.report import ClipInfo
 from gaze.video.frames import analysis_size, encode_jpeg, resize_max_side
+from gaze.video.grid import window_grids
 from gaze.video.spill import BlobStore, Frames, FrameStore
 from gaze.video.windows import SamplingSettings, Window, empty_windows, window_of
 
@@ -51,6 +52,8 @@ class DecodedClip:
     flags: list[str] = field(default_factory=list)
     jpegs: Mapping[int, bytes] | BlobStore = field(default_factory=dict)
     """Frame index -> JPEG of the sampled frame at ``max_side`` (only when asked to encode)."""
+    grids: Mapping[int, bytes] = field(default_factory=dict)
+    """Window index -> the window's grid JPEG (grid mode only, ``gaze.video.grid``)."""
 
 
 def check_video_path(path: Path) -> None:
@@ -231,7 +234,12 @@ def _decode(
         brightness=m[:, 1],
         contrast=m[:, 2],
     )
-    return DecodedClip(info, windows, initial, analysis, flags, jpegs)
+    grids = (
+        window_grids(windows, jpegs, settings.max_side, settings.jpeg_quality)
+        if encode and settings.grid
+        else {}
+    )
+    return DecodedClip(info, windows, initial, analysis, flags, jpegs, grids)
 
 
 class _ThumbBuffer:

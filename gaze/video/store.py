@@ -99,7 +99,14 @@ class ClipStore:
 
 
 def window_frames(clip: DecodedClip, window_indices: list[int]) -> list[tuple[float, bytes]]:
-    """(time, jpeg) of every sampled frame of the given windows, in time order."""
+    """(time, jpeg) of every sampled frame of the given windows, in time order; in grid mode,
+    (time of its first tile, grid jpeg) of each window."""
+    if clip.grids:
+        return [
+            (w.timestamps_s[0], clip.grids[w.index])
+            for w in clip.windows
+            if w.index in window_indices
+        ]
     out = []
     for window in clip.windows:
         if window.index in window_indices:

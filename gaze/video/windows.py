@@ -24,6 +24,13 @@ class SamplingSettings:
     jpeg_quality: int = field(
         default=85, metadata={"description": "JPEG quality of frames sent to models, 1-100."}
     )
+    grid: bool = field(
+        default=False,
+        metadata={
+            "description": "Send each window as one grid image of its frames, each tile "
+            "stamped with its time (max_side is then the grid's longest side)."
+        },
+    )
     analysis_fps: float = field(
         default=10.0, metadata={"description": "Cap on the rate of frames used for pixel signals."}
     )
