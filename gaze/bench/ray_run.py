@@ -91,6 +91,19 @@ class ClipWorker:
             await self._caller.aclose()
 
 
+def worker_resources(gpus_per_worker: float) -> dict[str, float]:
+    """What one worker holds: a CPU, and with ``--model vllm:MODEL`` the GPU(s) of the
+    in-process engine it builds (one engine per worker)."""
+    return {"num_cpus": 1, **({"num_gpus": gpus_per_worker} if gpus_per_worker else {})}
+
+
+def default_workers(cluster: dict[str, float], gpus_per_worker: float) -> int:
+    """One worker per CPU of the cluster, or as many as its GPUs hold when workers take GPUs."""
+    if gpus_per_worker:
+        return max(1, int(cluster.get("GPU", 0) // gpus_per_worker))
+    return max(1, int(cluster.get("CPU", 1)))
+
+
 def _shippable(ctx: GazeContext) -> GazeContext:
     """The context with its environment defaults resolved on the driver (the workers' own
     environment may differ)."""
@@ -103,11 +116,12 @@ async def execute_on_ray(
     address: str | None = None,
     workers: int = 0,
     clip_concurrency: int = 2,
+    gpus_per_worker: float = 0.0,
     on_progress: Progress | None = None,
 ) -> RunSummary:
     """Run ``plan`` on the Ray cluster at ``address`` (None: a local Ray started here) with
-    ``workers`` actors (0: one per CPU of the cluster), each running ``clip_concurrency`` clips
-    at once."""
+    ``workers`` actors (0: one per CPU of the cluster, or per GPU when workers hold GPUs), each
+    running ``clip_concurrency`` clips at once."""
     ray = import_ray()
     summary = RunSummary()
     reports = plan.outdir / "reports"
@@ -137,9 +151,10 @@ async def execute_on_ray(
     config_errors: list[str] = []
     actors: list[Any] = []
     try:
-        count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        resources = worker_resources(gpus_per_worker)
+        count = workers or default_workers(ray.cluster_resources(), gpus_per_worker)
         env = {k: os.environ[k] for k in PASSED_TO_WORKERS if os.environ.get(k)}
-        remote = ray.remote(num_cpus=1, max_concurrency=max(1, clip_concurrency))(ClipWorker)
+        remote = ray.remote(**resources, max_concurrency=max(1, clip_concurrency))(ClipWorker)
         ctx = _shippable(plan.ctx)
         actors = [
             remote.options(runtime_env={"env_vars": env} if env else None).remote(

@@ -193,6 +193,13 @@ def score(
     show_default=True,
     help="Ray workers (one CPU each; each runs --clips clips at once); 0: one per CPU.",
 )
+@click.option(
+    "--ray-gpus-per-worker",
+    type=click.FloatRange(0),
+    default=0.0,
+    show_default=True,
+    help="GPUs each Ray worker holds (for --model vllm:MODEL, an in-process engine per worker).",
+)
 def run_cmd(
     manifest: Path,
     method: str,
@@ -203,6 +210,7 @@ def run_cmd(
     executor: str,
     ray_address: str | None,
     ray_workers: int,
+    ray_gpus_per_worker: float,
     **options: Any,
 ) -> None:
     """Run a method over every clip of MANIFEST; one report per clip in RUNDIR/reports."""
@@ -220,8 +228,10 @@ def run_cmd(
             f"bench run needs a model: --model PROVIDER:MODEL (or {ENVIRONMENT['model']})"
         )
 
-    if executor == "local" and (ray_address or ray_workers):
-        raise GazeInputError("--ray-address and --ray-workers need --executor ray")
+    if executor == "local" and (ray_address or ray_workers or ray_gpus_per_worker):
+        raise GazeInputError(
+            "--ray-address, --ray-workers and --ray-gpus-per-worker need --executor ray"
+        )
     if executor == "ray":
         from gaze.bench.ray_run import import_ray
 
@@ -238,6 +248,7 @@ def run_cmd(
                     address=ray_address,
                     workers=ray_workers,
                     clip_concurrency=clips,
+                    gpus_per_worker=ray_gpus_per_worker,
                     on_progress=progress,
                 )
             return await execute_run(plan, clip_concurrency=clips, on_progress=progress)

@@ -120,6 +120,7 @@ def build_caller(
         backbones,
         ctx.image_detail,
         ctx.endpoint_concurrency,
+        most_images(ctx),
     )
     retry = RetryPolicy(initial_s=ctx.retry_initial_s, max_s=ctx.retry_max_s)
 

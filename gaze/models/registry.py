@@ -71,8 +71,14 @@ class RoleSpec:
 
 
 def make_backbone(
-    spec: str, base_url: str | None = None, key_env: str | None = None, image_detail: str = "auto"
+    spec: str,
+    base_url: str | None = None,
+    key_env: str | None = None,
+    image_detail: str = "auto",
+    max_images: int = 32,
 ) -> Backbone:
+    """``max_images``: the most images one request of the run carries (an in-process engine
+    is built to accept them)."""
     provider, model = parse_spec(spec)
     if key_env is not None:
         if not os.environ.get(key_env):
@@ -89,7 +95,7 @@ def make_backbone(
     if provider == "vllm":
         from gaze.models.providers.vllm_engine import VLLMEngine
 
-        return VLLMEngine(model)
+        return VLLMEngine(model, max_images=max_images)
     if provider == "scripted":
         from gaze.models.scripted import scripted_from_spec
 
@@ -144,6 +150,7 @@ def bind_roles(
     given: Mapping[str, Backbone] | None = None,
     image_detail: str = "auto",
     endpoint_concurrency: int = 0,
+    max_images: int = 32,
 ) -> Bindings:
     """One backbone per distinct model and endpoint -- a pool (``gaze.models.pool``) where
     several endpoints serve it; ``given`` objects (from Python) win."""
@@ -154,7 +161,7 @@ def bind_roles(
 
     def backbone_for(spec: RoleSpec) -> Backbone:
         if spec not in built:
-            built[spec] = _build(spec, image_detail, endpoint_concurrency)
+            built[spec] = _build(spec, image_detail, endpoint_concurrency, max_images)
         return built[spec]
 
     default_spec = RoleSpec(default or "", base_url)
@@ -181,13 +188,15 @@ def _urls(spec: RoleSpec) -> str | None:
     return " ".join(url for url, _ in parse_endpoints(spec.base_url))
 
 
-def _build(spec: RoleSpec, image_detail: str, endpoint_concurrency: int) -> Backbone:
+def _build(
+    spec: RoleSpec, image_detail: str, endpoint_concurrency: int, max_images: int
+) -> Backbone:
     endpoints: list[tuple[str | None, int]] = []
     if spec.base_url:
         endpoints += parse_endpoints(spec.base_url, endpoint_concurrency)
     if len(endpoints) <= 1 and not endpoint_concurrency:
         url = endpoints[0][0] if endpoints else None
-        return make_backbone(spec.model, url, spec.key_env, image_detail)
+        return make_backbone(spec.model, url, spec.key_env, image_detail, max_images)
     if parse_spec(spec.model)[0] not in ("openai", "gemini"):
         raise GazeInputError(f"{spec.model}: several endpoints need the openai or gemini provider")
     members = [

@@ -1,8 +1,10 @@
 """The in-process vLLM engine, for batch use on GPU machines (optional extra ``vllm``).
 
 The usual path to vLLM is its OpenAI-compatible server through the ``openai`` provider; this
-engine avoids the HTTP hop when gaze runs on the GPU machine itself. It cannot be exercised
-without a GPU, so only its import guard and request shaping are tested.
+engine avoids the HTTP hop when gaze runs on the GPU machine itself -- for example one engine
+per Ray worker, each worker holding a GPU (``bench run --executor ray --ray-gpus-per-worker 1
+--model vllm:MODEL``). It cannot be exercised without a GPU, so its import guard and request
+shaping are tested against a stand-in ``vllm`` module.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ class VLLMEngine:
     provider = "vllm"
     native_json_schema = True
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, max_images: int = 32) -> None:
         try:
             import vllm
         except ImportError:
@@ -45,9 +47,20 @@ class VLLMEngine:
                 "(or serve the model with vLLM and use --model openai:MODEL --base-url URL)"
             ) from None
         self.model = model
+        self.max_images = max(1, max_images)
         self._vllm = vllm
-        self._llm = vllm.LLM(model=model)
+        self._llm: Any = None
         self._lock = asyncio.Lock()
+
+    def _engine(self) -> Any:
+        """The engine, loaded on first use: a process that only plans work (a Ray driver, a
+        cached rerun) never loads weights. vLLM allows one image per prompt unless told
+        otherwise; gaze sends up to ``max_images``."""
+        if self._llm is None:
+            self._llm = self._vllm.LLM(
+                model=self.model, limit_mm_per_prompt={"image": self.max_images}
+            )
+        return self._llm
 
     async def complete(self, request: ModelRequest) -> ModelReply:
         vllm = self._vllm
@@ -62,7 +75,8 @@ class VLLMEngine:
             structured_outputs=structured,
         )
         async with self._lock:  # one engine, one batch at a time
-            outputs = await asyncio.to_thread(self._llm.chat, chat_messages(request), params)
+            llm = await asyncio.to_thread(self._engine)
+            outputs = await asyncio.to_thread(llm.chat, chat_messages(request), params)
         first = outputs[0]
         return ModelReply(
             text=first.outputs[0].text,
