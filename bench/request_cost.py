@@ -4,6 +4,11 @@ that sit inside a prefix identical to an earlier request of the same clip (what 
 prefix caching or hosted prompt caching can reuse).
 
     python bench/request_cost.py [--durations 8 30 60] [--layouts frames grid]
+                                 [--replies minimal findings]
+
+``minimal``: the stand-in answers every call with the smallest valid JSON (specialists find
+nothing, so no critic runs: a clean clip); ``findings``: every specialist proposes one
+hypothesis and the critic verifies them (a clip with something to check).
 
 ``grid`` is ``--grid``: each window sent as one image of its frames, tiles time-stamped. The
 last column sets the estimate beside RoboGaze's published cost per clip ($0.14 for clips under
@@ -30,6 +35,9 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.standin, the stand-in
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from graph_latency import served  # noqa: E402
 
 from gaze.bench.forge import forge_clip  # noqa: E402
 from gaze.cli.main import run  # noqa: E402
@@ -110,18 +118,23 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--durations", type=float, nargs="+", default=[8, 30, 60])
     parser.add_argument("--layouts", nargs="+", choices=["frames", "grid"], default=["frames"])
+    parser.add_argument(
+        "--replies", nargs="+", choices=["minimal", "findings"], default=["minimal", "findings"]
+    )
     args = parser.parse_args(argv)
     print(
-        "| layout | clip s | requests | images | distinct | image MB | image tokens "
+        "| replies | layout | clip s | requests | images | distinct | image MB | image tokens "
         "| shared prefix | image $ at $2.50/Mtok |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
-        for layout, duration in [(la, d) for d in args.durations for la in args.layouts]:
+        plan = [(r, la, d) for r in args.replies for d in args.durations for la in args.layouts]
+        for replies, layout, duration in plan:
             clip = Path(tmp) / f"clip{duration:g}.mp4"
             if not clip.exists():
                 forge_clip(clip, seed=5, failures=["object_teleportation"], duration_s=duration)
-            with StandIn(responder=minimal_chat) as server:
+            responder = minimal_chat if replies == "minimal" else served(0.0)
+            with StandIn(responder=responder) as server:
                 argv_ = ["diagnose", str(clip), "-i", "put the block on the plate", "--json"]
                 argv_ += ["--model", "openai:m", "--base-url", server.url + "/v1", "--no-cache"]
                 argv_ += ["--grid"] if layout == "grid" else []
@@ -133,7 +146,8 @@ def main(argv: list[str]) -> None:
             m = measure(bodies)
             dollars = m["image_tokens"] * HOSTED_USD_PER_MTOK / 1e6
             print(
-                f"| {layout} | {duration:g} | {m['requests']} | {m['images']} | {m['distinct']} | "
+                f"| {replies} | {layout} | {duration:g} | {m['requests']} | {m['images']} | "
+                f"{m['distinct']} | "
                 f"{m['image_mb']:.1f} | {m['image_tokens']:,} | {m['shared_fraction']:.2f} | "
                 f"{dollars:.3f} |",
                 flush=True,
