@@ -92,7 +92,7 @@ def compute_signals(frames: AnalysisFrames, step_start_s: np.ndarray | None = No
         # A repeated picture has no motion, and flow is the costliest signal: skip repeats.
         if frame_diff[i] >= SAME_PICTURE_DIFF:
             field = np.asarray(flow.calc(previous_grey, grey, None))  # type: ignore[call-overload]
-            motion[i] = float(np.linalg.norm(field, axis=2).mean())
+            motion[i] = float(cv2.magnitude(field[..., 0], field[..., 1]).mean())
             # The median flow vector is the camera's motion as long as less than half the image
             # moves on its own (a robot arm rarely covers half the view).
             sx[i], sy[i] = np.median(field.reshape(-1, 2), axis=0)
