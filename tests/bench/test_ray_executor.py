@@ -75,3 +75,21 @@ def test_ray_options_need_the_ray_executor(forge_dir, tmp_path, capsys):
     args += ["--model", "scripted:auto", "--ray-workers", "2"]
     assert run(args) == 2
     assert "need --executor ray" in capsys.readouterr().err
+
+
+def test_ray_workers_share_a_fleet_of_model_servers(forge_dir, tmp_path, cluster):
+    from tests.standin import StandIn, clip_work, minimal_chat
+
+    manifest = forge_dir / "manifest.jsonl"
+    rows = manifest.read_text().splitlines()
+    with StandIn(responder=minimal_chat) as one, StandIn(responder=minimal_chat) as two:
+        args = ["bench", "run", str(manifest), "--out", str(tmp_path / "fleet")]
+        args += ["--model", "openai:m", "--no-cache", "--executor", "ray"]
+        args += ["--ray-address", cluster.address, "--clips", "2"]
+        args += ["--base-url", one.url + "/v1", "--base-url", two.url + "/v1"]
+        assert run(args) == 0
+        served = [len(clip_work(one.seen)), len(clip_work(two.seen))]
+    run_json = json.loads((tmp_path / "fleet" / "run.json").read_text())
+    assert run_json["done"] == len(rows) and run_json["failed"] == {}
+    assert min(served) > 0  # both servers carried clips
+    assert sum(served) == run_json["calls"]  # every call the reports count reached a server
