@@ -4,7 +4,9 @@
 Choices the design leaves open, fixed here: the /100 rescale is decided on the unified curve
 (after accumulating increments); outliers are judged against the curve as it was before the
 pass (not sequentially); the smoothing weights are divided by their float sum and renormalised
-over the taps that exist at the edges; ``v1`` skips only the smoothing step.
+over the taps that exist at the edges; ``v1`` computes on the raw (unified) curve, with neither
+outlier removal nor smoothing -- what the PRM-as-a-Judge docs site's per-step v1 values are
+computed on (``tests/metrics/test_prm_v1.py``).
 """
 
 from __future__ import annotations
@@ -75,8 +77,10 @@ def smooth(p: np.ndarray) -> np.ndarray:
 
 
 def process(values: Sequence[float], kind: Kind = "absolute", v1: bool = False) -> np.ndarray:
-    p = remove_outliers(unify(values, kind))
-    return p if v1 else np.clip(smooth(p), 0.0, 1.0)
+    """The curve the metrics are computed on: unified, then (except in ``v1``) outliers
+    removed and smoothed."""
+    p = unify(values, kind)
+    return p if v1 else np.clip(smooth(remove_outliers(p)), 0.0, 1.0)
 
 
 def opd_metrics(
