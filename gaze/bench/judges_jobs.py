@@ -16,7 +16,7 @@ import numpy as np
 
 from gaze.bench.inputs import check_known_clips, load_manifest, load_predictions
 from gaze.errors import GazeInputError
-from gaze.metrics import direction
+from gaze.metrics import direction, prm_compat
 from gaze.metrics.agreement import axis_agreement, overall
 from gaze.metrics.bootstrap import resample_counts
 from gaze.metrics.progress import aggregate, opd_metrics, process
@@ -68,8 +68,18 @@ def _curve(row: dict[str, Any], where: str) -> list[float]:
 
 
 def progress_metrics(
-    curves: str | Path, *, v1: bool = False, success_source: str = "curve"
+    curves: str | Path,
+    *,
+    v1: bool = False,
+    success_source: str = "curve",
+    compat: str | None = None,
 ) -> dict[str, Any]:
+    if compat == "prm":
+        if v1:
+            raise GazeInputError("--compat prm reproduces the toolkit's v1.5 scorer: drop --v1")
+        return prm_progress_metrics(curves, success_source=success_source)
+    if compat is not None:
+        raise GazeInputError(f"unknown --compat {compat!r} for progress metrics; known: prm")
     cases, by_model, by_group = [], defaultdict(list), defaultdict(list)
     seen: set[str] = set()
     for number, row in _rows(curves):
@@ -130,6 +140,61 @@ def progress_metrics(
         "success_source": success_source,
         "cases": cases,
         "leaderboard": board,
+    }
+
+
+def prm_progress_metrics(curves: str | Path, *, success_source: str) -> dict[str, Any]:
+    """``--compat prm``: the PRM-as-a-Judge toolkit's per-case metrics and leaderboards
+    (``gaze.metrics.prm_compat``). Rows as gaze writes them or as the toolkit does: a
+    ``progress_processed`` curve is used as it is, else ``progress`` is processed as gaze does
+    (the same steps as the toolkit's); ``task_name`` (or ``task``), ``benchmark`` and string
+    labels (``success``/``failure``) are read."""
+    cases: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for number, row in _rows(curves):
+        where = f"{curves} line {number}"
+        case_id = str(row.get("case_id", "")).strip()
+        if not case_id:
+            raise GazeInputError(f"{where}: missing case_id")
+        if case_id in seen:
+            raise GazeInputError(f"{where}: duplicate case_id {case_id!r}")
+        seen.add(case_id)
+        if isinstance(row.get("progress_processed"), list):
+            curve = [float(v) for v in _curve({"progress": row["progress_processed"]}, where)]
+        else:
+            increments = row.get("kind") in ("increments", "delta")
+            values = _curve(row, where)
+            processed = process(values, "increments") if increments else process(values)
+            curve = [float(v) for v in processed]
+        cases.append(
+            {
+                "case_id": case_id,
+                "benchmark": str(row.get("benchmark") or "manifest"),
+                "model": str(row.get("model") or "default"),
+                "task": str(row.get("task_name") or row.get("task") or "all"),
+                "label": row.get("label"),
+                "curve": curve,
+                "metrics": prm_compat.case_metrics(curve),
+            }
+        )
+    if not cases:
+        raise GazeInputError(f"{curves} has no curves")
+    return {
+        "mode": "v1.5",
+        "compat": "prm: the PRM-as-a-Judge toolkit's scorer (docs/compat.md)",
+        "success_source": "label" if success_source == "label" else "progress",
+        "cases": [
+            {
+                "case_id": c["case_id"],
+                "benchmark": c["benchmark"],
+                "model": c["model"],
+                "task": c["task"],
+                "progress_processed": [round(v, 6) for v in c["curve"]],
+                "metrics": c["metrics"],
+            }
+            for c in cases
+        ],
+        "leaderboard": prm_compat.leaderboards(cases, success_source),
     }
 
 

@@ -31,25 +31,31 @@ def progress() -> None:
     show_default=True,
     help="Success from the curve (MP >= 0.99) or the row's label.",
 )
-def metrics(curves: Path, out: Path, v1: bool, success_source: str) -> None:
+@click.option(
+    "--compat",
+    type=click.Choice(["prm"]),
+    help="Score exactly as a peer's code does: prm = the PRM-as-a-Judge toolkit (docs/compat.md).",
+)
+def metrics(curves: Path, out: Path, v1: bool, success_source: str, compat: str | None) -> None:
     """Process every curve and compute OPD metrics and per-model leaderboards."""
     from gaze.bench.judges_jobs import progress_metrics
 
     check_writable(out)
-    result = progress_metrics(curves, v1=v1, success_source=success_source)
+    result = progress_metrics(curves, v1=v1, success_source=success_source, compat=compat)
     atomic_write_text(out, json.dumps(result, indent=2) + "\n")
+    label = f"compat {result['compat'].split(':')[0]}" if compat else result["mode"]
     table = Table(
-        title=f"OPD leaderboard ({result['mode']}, mean over eligible rollouts)",
-        title_justify="left",
+        title=f"OPD leaderboard ({label}, mean over eligible rollouts)", title_justify="left"
     )
     table.add_column("model")
     table.add_column("n", justify="right")
-    for name in SHOWN:
+    shown = [("M50" if k == "MC50" else k) for k in SHOWN] if compat else list(SHOWN)
+    for name in shown:
         table.add_column(name, justify="right")
     for row in result["leaderboard"]["mean"]:
         table.add_row(
             row["model"],
-            str(row["n"]),
-            *("—" if row[k] is None else f"{row[k]:.3f}" for k in SHOWN),
+            str(row.get("n", row.get("num_cases"))),
+            *("—" if row[k] is None else f"{row[k]:.3f}" for k in shown),
         )
     Console().print(table)
