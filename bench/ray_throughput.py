@@ -11,35 +11,18 @@ clips at once as the widest Ray set-up, in one process.
 from __future__ import annotations
 
 import argparse
-import io
-import json
 import sys
 import tempfile
-import time
-from contextlib import redirect_stderr
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.standin, the stand-in
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from fleet_throughput import clips_per_minute  # noqa: E402
 from graph_latency import served  # noqa: E402
 
 from gaze.bench.forge import forge_set  # noqa: E402
-from gaze.cli.main import run  # noqa: E402
 from tests.standin import StandIn  # noqa: E402
-
-
-def one_run(manifest: Path, out: Path, url: str, extra: list[str]) -> float:
-    args = ["bench", "run", str(manifest), "--out", str(out), "--model", "openai:bench"]
-    args += ["--base-url", url, "--no-cache", *extra]
-    started = time.perf_counter()
-    with redirect_stderr(io.StringIO()) as err:
-        code = run(args)
-    wall = time.perf_counter() - started
-    if code != 0:
-        raise SystemExit(f"bench run failed: {err.getvalue()[-400:]}")
-    done = json.loads((out / "run.json").read_text())["done"]
-    return done / wall * 60
 
 
 def main(argv: list[str]) -> None:
@@ -63,12 +46,12 @@ def main(argv: list[str]) -> None:
             print("| executor | workers | clips/min |")
             print("|---|---:|---:|")
             widest = 2 * args.per_worker
-            local = one_run(manifest, Path(tmp) / "local", url, ["--clips", str(widest)])
+            local = clips_per_minute(manifest, Path(tmp) / "local", [url], ["--clips", str(widest)])
             print(f"| local | - | {local:.1f} |", flush=True)
             for workers in (1, 2):
                 extra = ["--executor", "ray", "--ray-workers", str(workers)]
                 extra += ["--clips", str(args.per_worker)]
-                rate = one_run(manifest, Path(tmp) / f"ray{workers}", url, extra)
+                rate = clips_per_minute(manifest, Path(tmp) / f"ray{workers}", [url], extra)
                 print(f"| ray | {workers} | {rate:.1f} |", flush=True)
         finally:
             ray.shutdown()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,21 @@ def _rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
             raise GazeInputError(f"{path} line {number}: expected a JSON object")
         out.append((number, row))
     return out
+
+
+def _cases(curves: str | Path) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(where, case_id, row) of every row of a curves file; a missing or repeated case_id
+    fails naming the line."""
+    seen: set[str] = set()
+    for number, row in _rows(curves):
+        where = f"{curves} line {number}"
+        case_id = str(row.get("case_id", "")).strip()
+        if not case_id:
+            raise GazeInputError(f"{where}: missing case_id")
+        if case_id in seen:
+            raise GazeInputError(f"{where}: duplicate case_id {case_id!r}")
+        seen.add(case_id)
+        yield where, case_id, row
 
 
 MAX_PROGRESS_VALUE = 1000.0
@@ -81,15 +96,7 @@ def progress_metrics(
     if compat is not None:
         raise GazeInputError(f"unknown --compat {compat!r} for progress metrics; known: prm")
     cases, by_model, by_group = [], defaultdict(list), defaultdict(list)
-    seen: set[str] = set()
-    for number, row in _rows(curves):
-        where = f"{curves} line {number}"
-        case_id = str(row.get("case_id", "")).strip()
-        if not case_id:
-            raise GazeInputError(f"{where}: missing case_id")
-        if case_id in seen:
-            raise GazeInputError(f"{where}: duplicate case_id {case_id!r}")
-        seen.add(case_id)
+    for where, case_id, row in _cases(curves):
         values = _curve(row, where)
         kind = row.get("kind", "absolute")
         if kind not in ("absolute", "increments"):
@@ -150,15 +157,7 @@ def prm_progress_metrics(curves: str | Path, *, success_source: str) -> dict[str
     (the same steps as the toolkit's); ``task_name`` (or ``task``), ``benchmark`` and string
     labels (``success``/``failure``) are read."""
     cases: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    for number, row in _rows(curves):
-        where = f"{curves} line {number}"
-        case_id = str(row.get("case_id", "")).strip()
-        if not case_id:
-            raise GazeInputError(f"{where}: missing case_id")
-        if case_id in seen:
-            raise GazeInputError(f"{where}: duplicate case_id {case_id!r}")
-        seen.add(case_id)
+    for where, case_id, row in _cases(curves):
         if isinstance(row.get("progress_processed"), list):
             curve = [float(v) for v in _curve({"progress": row["progress_processed"]}, where)]
         else:
