@@ -16,7 +16,7 @@ import numpy as np
 
 from gaze.bench.inputs import check_known_clips, load_manifest, load_predictions
 from gaze.errors import GazeInputError
-from gaze.metrics import direction, prm_compat
+from gaze.metrics import direction, prm_compat, robojudge_compat
 from gaze.metrics.agreement import axis_agreement, overall
 from gaze.metrics.bootstrap import resample_counts
 from gaze.metrics.progress import aggregate, opd_metrics, process
@@ -198,8 +198,18 @@ def prm_progress_metrics(curves: str | Path, *, success_source: str) -> dict[str
 
 
 def agreement(
-    manifest: str | Path, predictions: str | Path, *, n_boot: int = 1000, seed: int = 0
+    manifest: str | Path,
+    predictions: str | Path,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    compat: str | None = None,
 ) -> dict[str, Any]:
+    """PA/IA agreement with the human scores; ``compat="robojudge"`` scores as RoboJudge's
+    published code does (``gaze.metrics.robojudge_compat``)."""
+    if compat not in (None, "robojudge"):
+        raise GazeInputError(f"unknown --compat {compat!r} for agreement; known: robojudge")
+    lowest = 0.0 if compat else 1.0  # RoboJudge's files hold predictions of 0.0, scored as such
     rows = load_manifest(manifest)
     preds = load_predictions(predictions)
     check_known_clips(rows, preds, predictions)
@@ -215,9 +225,9 @@ def agreement(
                     f"{manifest}: clip {row.clip_id}: human {axis} {human} is outside 1-5"
                 )
             value = getattr(pred, axis) if pred is not None else None
-            if value is not None and not 1 <= value <= 5:
+            if value is not None and not lowest <= value <= 5:
                 raise GazeInputError(
-                    f"{predictions}: clip {row.clip_id}: {axis} {value} is outside 1-5"
+                    f"{predictions}: clip {row.clip_id}: {axis} {value} is outside {lowest:g}-5"
                 )
             if value is not None:
                 generators[row.generator or "unknown"][axis].append(value)
@@ -233,13 +243,23 @@ def agreement(
                 )
                 continue
             pairs[axis].append((value, human, row.condition_id))
-    arrays = {
-        axis: (np.array([p for p, _, _ in v]), np.array([h for _, h, _ in v]))
-        for axis, v in pairs.items()
-    }
-    result: dict[str, Any] = {axis: axis_agreement(*arrays[axis]) for axis in ("pa", "ia")}
-    result["overall"] = overall(result["pa"], result["ia"], arrays["pa"], arrays["ia"])
-    result["ci"] = _agreement_ci(pairs, n_boot, seed)
+    result: dict[str, Any]
+    if compat == "robojudge":
+        gold_pred = {axis: [(h, p) for p, h, _ in v] for axis, v in pairs.items()}
+        result = {
+            "compat": "robojudge: RoboJudge's published scorer (docs/compat.md)",
+            "pa": robojudge_compat.axis_scores(gold_pred["pa"]),
+            "ia": robojudge_compat.axis_scores(gold_pred["ia"]),
+            "overall": robojudge_compat.overall_scores(gold_pred["pa"], gold_pred["ia"]),
+        }
+    else:
+        arrays = {
+            axis: (np.array([p for p, _, _ in v]), np.array([h for _, h, _ in v]))
+            for axis, v in pairs.items()
+        }
+        result = {axis: axis_agreement(*arrays[axis]) for axis in ("pa", "ia")}
+        result["overall"] = overall(result["pa"], result["ia"], arrays["pa"], arrays["ia"])
+        result["ci"] = _agreement_ci(pairs, n_boot, seed)
     result["skipped"] = skipped
     result["leaderboard"] = sorted(
         (

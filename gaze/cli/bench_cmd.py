@@ -309,14 +309,22 @@ def screen_cmd(manifest: Path, predictions: Path, out: Path, label: str) -> None
     "--bootstrap", "n_boot", type=click.IntRange(0, 100_000), default=1000, show_default=True
 )
 @click.option("--seed", type=int, default=0, show_default=True)
-def agreement_cmd(manifest: Path, predictions: Path, out: Path, n_boot: int, seed: int) -> None:
+@click.option(
+    "--compat",
+    type=click.Choice(["robojudge"]),
+    help="Score exactly as RoboJudge's published code does (docs/compat.md).",
+)
+def agreement_cmd(
+    manifest: Path, predictions: Path, out: Path, n_boot: int, seed: int, compat: str | None
+) -> None:
     """PA/IA scores against human scores, and the generators ranked by predicted PA/IA."""
     from gaze.bench.judges_jobs import agreement
 
     check_writable(out)
-    result = agreement(manifest, predictions, n_boot=n_boot, seed=seed)
+    result = agreement(manifest, predictions, n_boot=n_boot, seed=seed, compat=compat)
     atomic_write_text(out, json.dumps(result, indent=2) + "\n")
-    table = Table(title="agreement with human scores", title_justify="left")
+    title = "agreement with human scores" + (f" (compat {compat})" if compat else "")
+    table = Table(title=title, title_justify="left")
     for name in ("axis", "n", "pearson", "spearman", "exact", "within_1", "mse", "over", "under"):
         table.add_column(name, justify="right")
     for axis in ("pa", "ia"):
@@ -327,8 +335,8 @@ def agreement_cmd(manifest: Path, predictions: Path, out: Path, n_boot: int, see
             r["exact"],
             r["within_1"],
             r["mse"],
-            r["over_rate"],
-            r["under_rate"],
+            r.get("over_rate"),
+            r.get("under_rate"),
         ]
         table.add_row(axis.upper(), str(r["n"]), *("—" if v is None else f"{v:.3f}" for v in cells))
     Console().print(table)
