@@ -1,0 +1,56 @@
+"""`gaze convert --from FORMAT INPUT --out OUT`: a peer's files as gaze's manifest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from gaze.atomic import atomic_write_text, check_writable
+from gaze.errors import GazeInputError
+
+FORMATS = ("robogaze",)
+
+
+@click.command()
+@click.argument("source", type=click.Path(path_type=Path))
+@click.option(
+    "--from", "source_format", type=click.Choice(FORMATS), required=True, help="The peer format."
+)
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="MANIFEST.jsonl")
+@click.option(
+    "--summary",
+    "summary_out",
+    type=click.Path(path_type=Path),
+    help="Also write the import summary (every row left out, with its reason) as JSON.",
+)
+def convert(source: Path, source_format: str, out: Path, summary_out: Path | None) -> None:
+    """Convert SOURCE (a peer's file or folder) into a gaze manifest; rows that cannot be used
+    are skipped and counted with their reason (exit 0 with the summary)."""
+    from gaze.formats.robogaze import read_clips
+    from gaze.formats.summary import ImportSummary
+
+    if not source.exists():
+        raise GazeInputError(f"no such file or folder: {source}")
+    check_writable(out)
+    if summary_out is not None:
+        check_writable(summary_out)
+    summary = ImportSummary(source=f"{source_format}:{source}")
+    clips = read_clips(source, out.resolve().parent, summary)
+    if not clips:
+        raise GazeInputError(f"{source}: no usable {source_format} clip ({summary.read} read)")
+    atomic_write_text(out, "".join(c.model_dump_json(exclude_defaults=True) + "\n" for c in clips))
+    report = summary.as_dict()
+    if summary_out is not None:
+        atomic_write_text(summary_out, json.dumps(report, indent=2) + "\n")
+    console = Console(stderr=True)
+    console.print(
+        f"{report['written']} clip(s) written to {out} from {report['read']} file(s); "
+        f"{report['skipped']} left out"
+    )
+    for reason, count in sorted(report["skipped_by_reason"].items()):
+        console.print(f"  left out ({count}): {reason}")
+    for change, count in sorted(report["adjusted"].items()):
+        console.print(f"  adjusted ({count}): {change}")

@@ -1,0 +1,1 @@
+"""Peers' file formats, read into gaze's manifest and predictions (``gaze convert``)."""

@@ -1,0 +1,33 @@
+"""What an import did: rows read and written, and every row or event left out, with its reason.
+Import is lenient and honest: a row that cannot be used is skipped and counted, never guessed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class ImportSummary:
+    source: str
+    read: int = 0
+    written: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    """One entry per row or event left out: where, and why."""
+    adjusted: Counter[str] = field(default_factory=Counter)
+    """Values changed to fit gaze's schema, by kind (e.g. a null severity given the default)."""
+
+    def skip(self, where: str, reason: str) -> None:
+        self.skipped.append({"where": where, "reason": reason})
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "read": self.read,
+            "written": self.written,
+            "skipped": len(self.skipped),
+            "skipped_by_reason": dict(Counter(s["reason"] for s in self.skipped)),
+            "adjusted": dict(self.adjusted),
+            "skipped_rows": self.skipped,
+        }

@@ -1,0 +1,105 @@
+"""`gaze convert --from robogaze`: the project page's clip files, read leniently and honestly.
+The fixtures are written here in that format (not copies of RoboGaze's data) and carry each
+quirk of the published files."""
+
+from __future__ import annotations
+
+import json
+
+from gaze.cli.main import run
+from gaze.schema.codebook import load_codebook
+from gaze.schema.manifest import ManifestClip
+
+
+def clip_file(folder, clip_id, events, **extra):
+    data = {
+        "clip_id": clip_id,
+        "file": f"{clip_id}.mp4",
+        "title": "written for this test",
+        "instruction": "put the cup on the saucer",
+        "generator": "SomeModel",
+        "duration_s": 12.0,
+        "fps": 10,
+        "dimensions": ["OSC"],
+        "events": events,
+        **extra,
+    }
+    (folder / f"{clip_id}.json").write_text(json.dumps(data, indent=2))
+
+
+def event(n, **fields):
+    base = {
+        "event_id": f"e{n}",
+        "dimension": "object_scene",
+        "dimension_code": "OSC",
+        "type": "object_disappearance",
+        "start_s": 2.0,
+        "end_s": 4.0,
+        "severity": 3,
+        "evidence_limiting": False,
+        "description": "the cup is gone",
+    }
+    return {**base, **fields}
+
+
+def test_clip_files_become_a_manifest_with_every_quirk_handled(tmp_path, capsys):
+    source = tmp_path / "clips"
+    source.mkdir()
+    clip_file(
+        source,
+        "a",
+        [
+            event(1, severity=None),  # null severity: the type's default, marked
+            event(2, end_s=12.01),  # 0.01 s past the clip: clamped
+            event(3, dimension="robot_body", dimension_code="RBC", type="robot_body_deformation"),
+            event(4, type="not_a_type"),  # unknown type: left out, counted
+            event(5, end_s=20.0),  # far past the clip: left out
+        ],
+    )
+    clip_file(source, "b", [])  # a clean clip
+    (source / "metadata.json").write_text(json.dumps({"clips": ["a", "b"]}))
+    out = tmp_path / "out" / "manifest.jsonl"
+    out.parent.mkdir()
+    summary = tmp_path / "summary.json"
+    code = run(["convert", "--from", "robogaze", str(source), "--out", str(out),
+                "--summary", str(summary)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 0, err
+    clips = {
+        c.clip_id: c
+        for c in (ManifestClip.model_validate_json(line) for line in out.read_text().splitlines())
+    }
+    a = clips["a"]
+    assert a.video == "../clips/a.mp4"  # relative to the manifest written
+    assert [e.type for e in a.events] == [
+        "object_disappearance",
+        "object_disappearance",
+        "robot_body_deformation",
+    ]
+    default = load_codebook().codebook.type("object_disappearance").default_severity
+    assert a.events[0].severity == default and a.metadata["severity_defaulted"] == ["e1"]
+    assert a.events[1].end_s == 12.0
+    assert a.events[2].dimension == "robot_body_consistency"
+    assert a.metadata["robogaze"]["title"] == "written for this test"
+    assert a.metadata["robogaze"]["events"][0] == {
+        "event_id": "e1", "dimension_code": "OSC", "evidence_limiting": False
+    }  # fmt: skip
+    assert clips["b"].events == []
+    report = json.loads(summary.read_text())
+    assert report["read"] == 3 and report["written"] == 2
+    assert report["skipped_by_reason"] == {
+        "not a clip file (no clip_id and events)": 1,
+        "type 'not_a_type' not in the codebook": 1,
+        "ends past the clip": 1,
+    }
+    assert report["adjusted"]["null severity given the type's default"] == 1
+    assert report["adjusted"]["end clamped to the clip"] == 1
+    assert "2 clip(s) written" in err and "left out (1): ends past the clip" in err
+
+
+def test_nothing_usable_is_one_line(tmp_path, capsys):
+    (tmp_path / "metadata.json").write_text("{}")
+    args = ["convert", "--from", "robogaze", str(tmp_path), "--out", str(tmp_path / "m.jsonl")]
+    assert run(args) == 2
+    assert "no usable robogaze clip" in capsys.readouterr().err
+    assert not (tmp_path / "m.jsonl").exists()
