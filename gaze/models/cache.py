@@ -90,7 +90,7 @@ class ResponseCache:
         except OSError as exc:
             raise self._unusable(exc) from None
         try:
-            return self._connect()
+            return self._connect_when_free()
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and not _corrupt(exc):
                 raise self._unusable(exc) from None
@@ -105,6 +105,21 @@ class ResponseCache:
                     f"moved to {aside.name} and started afresh",
                     file=sys.stderr,
                 )
+
+    def _connect_when_free(self) -> sqlite3.Connection:
+        """Connect, waiting out other processes that hold the file: switching to WAL and WAL
+        recovery can report "locked" at once instead of calling SQLite's busy handler when
+        several processes open one cache together."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        pause = 0.02
+        while True:
+            try:
+                return self._connect()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(0.5, pause * 2)
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_TIMEOUT_S)
