@@ -44,6 +44,24 @@ class ClipCase:
     has_prediction: bool
 
 
+def severity_known(case: ClipCase) -> set[int]:
+    """Indices of the reference events whose severity the annotators gave: an import that filled
+    a missing severity with the type's default lists it in ``metadata.severity_defaulted``, and
+    severity metrics (Sev@1, severe-event recall) leave it out."""
+    defaulted = case.row.metadata.get("severity_defaulted", [])
+    return set(range(len(case.row.events))) - {i for i in defaulted if isinstance(i, int)}
+
+
+def severity_counts(case: ClipCase, pairs: Sequence[tuple[int, int]]) -> tuple[list[int], int, int]:
+    """(severe references, matched pairs graded for severity, of which within 1 of the
+    reference), over the references whose severity is known."""
+    refs, preds, known = case.row.events, case.preds, severity_known(case)
+    severe = [j for j, r in enumerate(refs) if j in known and robogaze.is_severe(r.severity)]
+    graded = [(i, j) for i, j in pairs if j in known]
+    within = sum(abs(preds[i].severity - refs[j].severity) <= 1 for i, j in graded)
+    return severe, len(graded), within
+
+
 def _spans(events: Sequence[Event]) -> tuple[np.ndarray, np.ndarray]:
     return (
         np.array([e.start_s for e in events], dtype=np.float64),
@@ -131,15 +149,19 @@ def dimension_rows(
         mine = list(zip(pairs, gains, ious, strict=True))
         by_pred = [(g, u) for (i, _), g, u in mine if preds[i].dimension == dim]
         by_ref = [(g, u, i, j) for (i, j), g, u in mine if refs[j].dimension == dim]
+        known = severity_known(case)
         severe = {
-            j for j, r in enumerate(refs) if r.dimension == dim and robogaze.is_severe(r.severity)
+            j
+            for j, r in enumerate(refs)
+            if r.dimension == dim and j in known and robogaze.is_severe(r.severity)
         }
         found = {j for *_, j in by_ref}
-        within = sum(abs(preds[i].severity - refs[j].severity) <= 1 for *_, i, j in by_ref)
+        graded = [(i, j) for *_, i, j in by_ref if j in known]
+        within = sum(abs(preds[i].severity - refs[j].severity) <= 1 for i, j in graded)
         common: RatioRow = {
             "clean_accuracy": (0.0, 0.0),
             "severe_event_recall": (float(len(found & severe)), float(len(severe))),
-            "sev_at_1": (float(within), float(len(by_ref))),
+            "sev_at_1": (float(within), float(len(graded))),
         }
         gain_p, gain_r = sum(g for g, _ in by_pred), sum(g for g, *_ in by_ref)
         both_p = sum(g * u for g, u in by_pred)
@@ -186,8 +208,7 @@ def robogaze_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> ClipScore
     scores = robogaze.clip_scores(result, len(preds), len(refs))
     eligible = 1.0 if refs else 0.0
     matched_refs = {j for _, j in result.pairs}
-    severe = [j for j, r in enumerate(refs) if robogaze.is_severe(r.severity)]
-    within = sum(abs(preds[i].severity - refs[j].severity) <= 1 for i, j in result.pairs)
+    severe, graded, within = severity_counts(case, result.pairs)
     row: RatioRow = {
         "description_f1": (scores.f1 * eligible, eligible),
         "precision": (scores.precision * eligible, eligible),
@@ -196,7 +217,7 @@ def robogaze_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> ClipScore
         "f1_x_iou": (scores.f1_x_iou * eligible, eligible),
         "clean_accuracy": (float(not refs and not preds), float(not refs)),
         "severe_event_recall": (float(sum(j in matched_refs for j in severe)), float(len(severe))),
-        "sev_at_1": (float(within), float(len(result.pairs))),
+        "sev_at_1": (float(within), float(graded)),
     }
     detail = {
         "n": scores.n,
@@ -224,8 +245,7 @@ def glide_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> ClipScore:
     s = float(sum(result.rating))
     su = float(sum(r * u for r, u in zip(result.rating, result.iou, strict=True)))
     matched_refs = {j for _, j in result.pairs}
-    severe = [j for j, r in enumerate(refs) if robogaze.is_severe(r.severity)]
-    within = sum(abs(preds[i].severity - refs[j].severity) <= 1 for i, j in result.pairs)
+    severe, graded, within = severity_counts(case, result.pairs)
     n, m, k = float(len(preds)), float(len(refs)), float(len(result.pairs))
     row: RatioRow = {
         "precision": (s, 5 * n),
@@ -235,7 +255,7 @@ def glide_clip(case: ClipCase, iou: np.ndarray, sim: np.ndarray) -> ClipScore:
         "f1_x_iou_r": (su, 5 * m),
         "clean_accuracy": (float(not refs and not preds), float(not refs)),
         "severe_event_recall": (float(sum(j in matched_refs for j in severe)), float(len(severe))),
-        "sev_at_1": (float(within), k),
+        "sev_at_1": (float(within), float(graded)),
     }
     detail = {
         "n": len(preds),

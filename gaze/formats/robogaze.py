@@ -6,8 +6,9 @@ How they differ from gaze's manifest, and what the import does:
 - ``file`` instead of ``video``: the path is rewritten relative to the manifest written;
 - dimension names ``object_scene`` and ``robot_body`` (and the two-letter codes): mapped to
   gaze's names;
-- ``severity: null``: the type's default severity from the codebook, and the event's id is
-  listed in the clip's ``metadata.severity_defaulted`` so severity metrics can leave it out;
+- ``severity: null``: the type's default severity from the codebook (the schema needs one), and
+  the event's position is listed in the clip's ``metadata.severity_defaulted``: severity metrics
+  (Sev@1, severe-event recall) leave it out (``gaze.bench.score_cases.severity_known``);
 - events ending a little past the clip (0.01 s in the published files): clamped to the clip's
   duration, counted; further past: skipped;
 - event keys gaze has no field for (``event_id``, ``dimension_code``, ``evidence_limiting``) and
@@ -89,7 +90,7 @@ def _clip(
         events.append(event)
         extras.append({k: raw[k] for k in EVENT_EXTRAS if k in raw})
         if took_default:
-            defaulted.append(str(raw.get("event_id", n)))
+            defaulted.append(len(events) - 1)  # its position in the clip's events
     video = os.path.relpath(path.parent / str(data["file"]), manifest_dir)
     metadata: dict[str, Any] = {
         "robogaze": {

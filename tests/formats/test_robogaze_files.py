@@ -77,7 +77,7 @@ def test_clip_files_become_a_manifest_with_every_quirk_handled(tmp_path, capsys)
         "robot_body_deformation",
     ]
     default = load_codebook().codebook.type("object_disappearance").default_severity
-    assert a.events[0].severity == default and a.metadata["severity_defaulted"] == ["e1"]
+    assert a.events[0].severity == default and a.metadata["severity_defaulted"] == [0]
     assert a.events[1].end_s == 12.0
     assert a.events[2].dimension == "robot_body_consistency"
     assert a.metadata["robogaze"]["title"] == "written for this test"
@@ -103,3 +103,32 @@ def test_nothing_usable_is_one_line(tmp_path, capsys):
     assert run(args) == 2
     assert "no usable robogaze clip" in capsys.readouterr().err
     assert not (tmp_path / "m.jsonl").exists()
+
+
+def test_severity_metrics_leave_out_severities_the_import_filled_in(tmp_path):
+    from gaze.bench.score_job import run_score
+
+    first = {
+        "dimension": "object_scene_consistency",
+        "type": "object_disappearance",
+        "start_s": 1.0,
+        "end_s": 3.0,
+        "severity": 4,
+        "description": "the cup vanishes",
+    }
+    second = {"dimension": "visual_quality", "type": "blur", "start_s": 5.0, "end_s": 7.0,
+              "severity": 2, "description": "the frames go soft"}  # fmt: skip
+    clip = {"clip_id": "c", "video": "c.mp4", "instruction": "put the cup down", "fps": 10,
+            "duration_s": 10, "events": [first, second]}  # fmt: skip
+    # the prediction gets the first severity right and is 3 off on the second
+    preds = [{"clip_id": "c", "events": [first, {**second, "severity": 5}]}]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(p) + "\n" for p in preds))
+
+    def sev_at_1(metadata):
+        manifest = tmp_path / "m.jsonl"
+        manifest.write_text(json.dumps({**clip, "metadata": metadata}) + "\n")
+        result = run_score(manifest, tmp_path / "p.jsonl", n_boot=0)
+        return result["sev_at_1"]
+
+    assert sev_at_1({}) == 0.5  # both severities graded
+    assert sev_at_1({"severity_defaulted": [1]}) == 1.0  # the filled-in one is not graded
