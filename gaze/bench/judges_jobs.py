@@ -204,11 +204,17 @@ def agreement(
     n_boot: int = 1000,
     seed: int = 0,
     compat: str | None = None,
+    source_format: str = "gaze",
 ) -> dict[str, Any]:
     """PA/IA agreement with the human scores; ``compat="robojudge"`` scores as RoboJudge's
-    published code does (``gaze.metrics.robojudge_compat``)."""
+    published code does (``gaze.metrics.robojudge_compat``); ``source_format="robojudge"``
+    reads RoboJudge's gold and prediction files as they are (``gaze.formats.robojudge``)."""
     if compat not in (None, "robojudge"):
         raise GazeInputError(f"unknown --compat {compat!r} for agreement; known: robojudge")
+    if source_format == "robojudge":
+        return _robojudge_files_agreement(Path(manifest), Path(predictions), compat)
+    if source_format != "gaze":
+        raise GazeInputError(f"unknown --format {source_format!r}; known: gaze, robojudge")
     lowest = 0.0 if compat else 1.0  # RoboJudge's files hold predictions of 0.0, scored as such
     rows = load_manifest(manifest)
     preds = load_predictions(predictions)
@@ -274,6 +280,42 @@ def agreement(
         ),
         key=lambda r: -(r["average"] or 0.0),
     )
+    return result
+
+
+def _robojudge_files_agreement(gold: Path, preds: Path, compat: str | None) -> dict[str, Any]:
+    """Agreement from RoboJudge's own files: its scorer's pairs, scored by its rules
+    (``--compat robojudge``) or by gaze's, where a prediction outside 1-5 is left out and
+    counted."""
+    from gaze.formats.robojudge import read_pairs
+    from gaze.formats.summary import ImportSummary
+
+    summary = ImportSummary(source=f"robojudge:{gold} + {preds}")
+    pairs = read_pairs(gold, preds, summary)
+    if not pairs["pa"] and not pairs["ia"]:
+        raise GazeInputError(f"no prediction in {preds} matched a gold score in {gold}")
+    result: dict[str, Any]
+    if compat == "robojudge":
+        result = {
+            "compat": "robojudge: RoboJudge's published scorer (docs/compat.md)",
+            "pa": robojudge_compat.axis_scores(pairs["pa"]),
+            "ia": robojudge_compat.axis_scores(pairs["ia"]),
+            "overall": robojudge_compat.overall_scores(pairs["pa"], pairs["ia"]),
+        }
+    else:
+        kept = {}
+        for axis, found in pairs.items():
+            kept[axis] = [(g, p) for g, p in found if 1 <= p <= 5 and 1 <= g <= 5]
+            for _ in range(len(found) - len(kept[axis])):
+                summary.skip(axis, "score outside 1-5 (gaze's protocol)")
+        arrays = {
+            axis: (np.array([p for _, p in v]), np.array([g for g, _ in v]))
+            for axis, v in kept.items()
+        }
+        result = {axis: axis_agreement(*arrays[axis]) for axis in ("pa", "ia")}
+        result["overall"] = overall(result["pa"], result["ia"], arrays["pa"], arrays["ia"])
+    result["import"] = summary.as_dict()
+    result["skipped"] = []
     return result
 
 

@@ -314,14 +314,35 @@ def screen_cmd(manifest: Path, predictions: Path, out: Path, label: str) -> None
     type=click.Choice(["robojudge"]),
     help="Score exactly as RoboJudge's published code does (docs/compat.md).",
 )
+@click.option(
+    "--format",
+    "source_format",
+    type=click.Choice(["gaze", "robojudge"]),
+    default="gaze",
+    show_default=True,
+    help="robojudge: MANIFEST is RoboJudge's gold file and PREDICTIONS a judge's file of it.",
+)
 def agreement_cmd(
-    manifest: Path, predictions: Path, out: Path, n_boot: int, seed: int, compat: str | None
+    manifest: Path,
+    predictions: Path,
+    out: Path,
+    n_boot: int,
+    seed: int,
+    compat: str | None,
+    source_format: str,
 ) -> None:
     """PA/IA scores against human scores, and the generators ranked by predicted PA/IA."""
     from gaze.bench.judges_jobs import agreement
 
     check_writable(out)
-    result = agreement(manifest, predictions, n_boot=n_boot, seed=seed, compat=compat)
+    result = agreement(
+        manifest,
+        predictions,
+        n_boot=n_boot,
+        seed=seed,
+        compat=compat,
+        source_format=source_format,
+    )
     atomic_write_text(out, json.dumps(result, indent=2) + "\n")
     title = "agreement with human scores" + (f" (compat {compat})" if compat else "")
     table = Table(title=title, title_justify="left")
@@ -345,6 +366,8 @@ def agreement_cmd(
             f"{len(result['skipped'])} human score(s) had no prediction "
             "and were skipped (listed in the output)"
         )
+    for reason, count in sorted(result.get("import", {}).get("skipped_by_reason", {}).items()):
+        Console(stderr=True).print(f"left out ({count}): {reason}")
 
 
 @bench.command("direction")
