@@ -152,26 +152,24 @@ def progress_metrics(
 
 def prm_progress_metrics(curves: str | Path, *, success_source: str) -> dict[str, Any]:
     """``--compat prm``: the PRM-as-a-Judge toolkit's per-case metrics and leaderboards
-    (``gaze.metrics.prm_compat``). Rows as gaze writes them or as the toolkit does: a
-    ``progress_processed`` curve is used as it is, else ``progress`` is processed as gaze does
-    (the same steps as the toolkit's); ``task_name`` (or ``task``), ``benchmark`` and string
-    labels (``success``/``failure``) are read."""
+    (``gaze.metrics.prm_compat``). Rows as gaze writes them or as the toolkit does
+    (``gaze.formats.prm``): a processed curve is used as it is, a raw one is processed as gaze
+    does (the same steps as the toolkit's)."""
+    from gaze.formats.prm import case_fields, curve_values
+
     cases: list[dict[str, Any]] = []
+    base_dir = Path(curves).parent
     for where, case_id, row in _cases(curves):
-        if isinstance(row.get("progress_processed"), list):
-            curve = [float(v) for v in _curve({"progress": row["progress_processed"]}, where)]
-        else:
+        values, processed = curve_values(row, where, base_dir)
+        numbers = _curve({"progress": values}, where)
+        if not processed:
             increments = row.get("kind") in ("increments", "delta")
-            values = _curve(row, where)
-            processed = process(values, "increments") if increments else process(values)
-            curve = [float(v) for v in processed]
+            numbers = list(process(numbers, "increments") if increments else process(numbers))
+        curve = [float(v) for v in numbers]
         cases.append(
             {
                 "case_id": case_id,
-                "benchmark": str(row.get("benchmark") or "manifest"),
-                "model": str(row.get("model") or "default"),
-                "task": str(row.get("task_name") or row.get("task") or "all"),
-                "label": row.get("label"),
+                **case_fields(row),
                 "curve": curve,
                 "metrics": prm_compat.case_metrics(curve),
             }

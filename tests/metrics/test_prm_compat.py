@@ -111,3 +111,35 @@ def test_compat_prm_refuses_v1(tmp_path, capsys):
     args = ["progress", "metrics", str(curves), "--out", str(tmp_path / "o.json")]
     assert run([*args, "--compat", "prm", "--v1"]) == 2
     assert "drop --v1" in capsys.readouterr().err
+
+
+def test_the_toolkits_manifest_with_progress_paths_is_read_as_it_reads_it(tmp_path):
+    (tmp_path / "curves").mkdir()
+    (tmp_path / "curves" / "a.json").write_text(json.dumps([0.0, 0.5, 1.0]))
+    (tmp_path / "curves" / "b.json").write_text(json.dumps({"progress": [0.4, 0.2, 0.3]}))
+    (tmp_path / "curves" / "c.json").write_text(json.dumps([{"progress": 0.4}, {"progress": 0.2}]))
+    rows = [
+        {"case_id": "a", "task": "Insert the flowers.", "video": "a.mp4",
+         "progress_path": "curves/a.json", "label": "SUCCESS", "benchmark": "demo",
+         "policy": "p1"},
+        {"case_id": "b", "task_id": "t2", "video": "b.mp4", "progress_path": "curves/b.json",
+         "label": "failure", "benchmark": "demo", "model": "m1"},
+        {"case_id": "c", "metadata": {"task_name": "t3"}, "video": "c.mp4",
+         "progress_path": "curves/c.json"},
+    ]  # fmt: skip
+    manifest = tmp_path / "manifest.jsonl"
+    manifest.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from gaze.bench.judges_jobs import progress_metrics
+
+    result = progress_metrics(manifest, compat="prm", success_source="label")
+    cases = {c["case_id"]: c for c in result["cases"]}
+    assert (cases["a"]["model"], cases["a"]["task"]) == ("p1", "Insert the flowers.")
+    assert (cases["b"]["model"], cases["b"]["task"]) == ("m1", "t2")
+    assert (cases["c"]["benchmark"], cases["c"]["model"], cases["c"]["task"]) == (
+        "manifest",
+        "default",
+        "t3",
+    )
+    board = {(r["benchmark"], r["model"]): r for r in result["leaderboard"]["mean"]}
+    assert board[("demo", "p1")]["SR"] == 1.0  # "SUCCESS", lowercased, is a success
+    assert board[("demo", "m1")]["SR"] == 0.0
