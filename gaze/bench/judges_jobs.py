@@ -5,7 +5,6 @@ partial result can live without are listed as skipped with their reason."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
@@ -16,37 +15,18 @@ import numpy as np
 
 from gaze.bench.inputs import check_known_clips, load_manifest, load_predictions
 from gaze.errors import GazeInputError
+from gaze.formats.jsonl import json_rows
 from gaze.metrics import direction, prm_compat, robojudge_compat
 from gaze.metrics.agreement import axis_agreement, overall
 from gaze.metrics.bootstrap import resample_counts
 from gaze.metrics.progress import aggregate, opd_metrics, process
 
 
-def _rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GazeInputError(f"cannot read {path}: {exc}") from exc
-    out = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise GazeInputError(f"{path} line {number}: not JSON ({exc.msg})") from exc
-        if not isinstance(row, dict):
-            raise GazeInputError(f"{path} line {number}: expected a JSON object")
-        out.append((number, row))
-    return out
-
-
 def _cases(curves: str | Path) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """(where, case_id, row) of every row of a curves file; a missing or repeated case_id
     fails naming the line."""
     seen: set[str] = set()
-    for number, row in _rows(curves):
+    for number, row in json_rows(curves):
         where = f"{curves} line {number}"
         case_id = str(row.get("case_id", "")).strip()
         if not case_id:
@@ -249,13 +229,9 @@ def agreement(
             pairs[axis].append((value, human, row.condition_id))
     result: dict[str, Any]
     if compat == "robojudge":
-        gold_pred = {axis: [(h, p) for p, h, _ in v] for axis, v in pairs.items()}
-        result = {
-            "compat": "robojudge: RoboJudge's published scorer (docs/compat.md)",
-            "pa": robojudge_compat.axis_scores(gold_pred["pa"]),
-            "ia": robojudge_compat.axis_scores(gold_pred["ia"]),
-            "overall": robojudge_compat.overall_scores(gold_pred["pa"], gold_pred["ia"]),
-        }
+        result = robojudge_compat.scores(
+            {axis: [(h, p) for p, h, _ in v] for axis, v in pairs.items()}
+        )
     else:
         arrays = {
             axis: (np.array([p for p, _, _ in v]), np.array([h for _, h, _ in v]))
@@ -294,12 +270,7 @@ def _robojudge_files_agreement(gold: Path, preds: Path, compat: str | None) -> d
         raise GazeInputError(f"no prediction in {preds} matched a gold score in {gold}")
     result: dict[str, Any]
     if compat == "robojudge":
-        result = {
-            "compat": "robojudge: RoboJudge's published scorer (docs/compat.md)",
-            "pa": robojudge_compat.axis_scores(pairs["pa"]),
-            "ia": robojudge_compat.axis_scores(pairs["ia"]),
-            "overall": robojudge_compat.overall_scores(pairs["pa"], pairs["ia"]),
-        }
+        result = robojudge_compat.scores(pairs)
     else:
         kept = {}
         for axis, found in pairs.items():
@@ -361,7 +332,7 @@ def direction_job(manifest: str | Path, curves: str | Path) -> dict[str, Any]:
     rows = {r.clip_id: r for r in load_manifest(manifest)}
     episodes, skipped = [], []
     seen: set[str] = set()
-    for number, row in _rows(curves):
+    for number, row in json_rows(curves):
         where = f"{curves} line {number}"
         case_id = str(row.get("case_id") or row.get("clip_id") or "").strip()
         if case_id not in rows:

@@ -13,11 +13,10 @@ parse free text).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from gaze.errors import GazeInputError
+from gaze.formats.jsonl import json_rows
 from gaze.formats.summary import ImportSummary
 
 AXES = {
@@ -30,24 +29,6 @@ Pairs = dict[str, list[tuple[float, float]]]
 """Per axis ("pa", "ia"): (gold as given, prediction) pairs, in prediction-file order."""
 
 
-def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GazeInputError(f"cannot read {path}: {exc}") from exc
-    rows = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise GazeInputError(f"{path} line {number}: not JSON ({exc.msg})") from exc
-        if isinstance(row, dict):
-            rows.append((number, row))
-    return rows
-
-
 def _item_id(row: dict[str, Any]) -> str | None:
     for key in ID_KEYS:
         if row.get(key):
@@ -58,7 +39,7 @@ def _item_id(row: dict[str, Any]) -> str | None:
 def read_gold(path: Path, summary: ImportSummary) -> dict[tuple[str, str], float]:
     """(item id, axis) -> the gold score as given (a repeated id: the last row wins)."""
     gold: dict[tuple[str, str], float] = {}
-    for number, row in _lines(path):
+    for number, row in json_rows(path):
         summary.read += 1
         item = _item_id(row)
         if item is None:
@@ -86,7 +67,7 @@ def read_pairs(gold_path: Path, pred_path: Path, summary: ImportSummary) -> Pair
     """Every (gold, prediction) pair RoboJudge's scorer would form from these two files."""
     gold = read_gold(gold_path, summary)
     pairs: Pairs = {"pa": [], "ia": []}
-    for number, row in _lines(pred_path):
+    for number, row in json_rows(pred_path):
         summary.read += 1
         where = f"{pred_path.name} line {number}"
         item = _item_id(row)

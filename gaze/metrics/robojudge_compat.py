@@ -19,7 +19,8 @@ Pure functions of (gold, prediction) pairs.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 Pair = tuple[float, float]
 """(gold as given, prediction)."""
@@ -90,4 +91,14 @@ def overall_scores(pa: Sequence[Pair], ia: Sequence[Pair]) -> dict[str, float | 
         "pearson": pearson(gold, pred),
         "exact": sum(g == rounded_prediction(p) for g, p in zip(gold, pred, strict=True)) / n,
         "mse": sum((g - p) ** 2 for g, p in zip(gold, pred, strict=True)) / n,
+    }
+
+
+def scores(pairs: Mapping[str, Sequence[Pair]]) -> dict[str, Any]:
+    """The scorer's whole output for ``{"pa": pairs, "ia": pairs}``, labelled as compat."""
+    return {
+        "compat": "robojudge: RoboJudge's published scorer (docs/compat.md)",
+        "pa": axis_scores(pairs["pa"]),
+        "ia": axis_scores(pairs["ia"]),
+        "overall": overall_scores(pairs["pa"], pairs["ia"]),
     }
