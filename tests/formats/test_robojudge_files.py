@@ -10,6 +10,7 @@ import json
 import pytest
 
 from gaze.cli.main import run
+from tests.cli.test_judge_commands import jsonl
 
 SUB_SCORES = {"agent_consistency": 2, "scene_consistency": 2, "interaction_realism": 1,
               "agent_match": 2, "object_correct": 1, "goal_completed": 1}  # fmt: skip
@@ -25,13 +26,8 @@ def pred_row(item, pa, ia):
             "pa_reason": "...", "ia_reason": "...", "error": ""}  # fmt: skip
 
 
-def write(path, rows):
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
-
-
 def test_robojudge_files_scored_by_its_rules(tmp_path, capsys):
-    gold = write(
+    gold = jsonl(
         tmp_path / "gold.jsonl",
         [
             gold_row("data__x1", 2, 3),  # superseded by the repeated row below
@@ -40,7 +36,7 @@ def test_robojudge_files_scored_by_its_rules(tmp_path, capsys):
             gold_row("data__x1", 5, 3),
         ],
     )
-    preds = write(
+    preds = jsonl(
         tmp_path / "pred.jsonl",
         [
             pred_row("x1.mp4", 5, 3),  # suffix dropped, prefix added: data__x1
