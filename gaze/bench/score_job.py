@@ -46,8 +46,24 @@ def run_score(
     base_url: str | None = None,
     judged_out: str | Path | None = None,
     versus: str | Path | None = None,
+    source_format: str = "gaze",
 ) -> dict[str, Any]:
-    rows = load_manifest(manifest)
+    imported = None
+    if source_format == "robogaze":  # a folder (or file) of RoboGaze's ground-truth clip files
+        from gaze.formats.robogaze import read_clips
+        from gaze.formats.summary import ImportSummary
+
+        summary = ImportSummary(source=f"robogaze:{manifest}")
+        if not Path(manifest).exists():
+            raise GazeInputError(f"no such file or folder: {manifest}")
+        rows = read_clips(Path(manifest), Path(manifest).resolve().parent, summary)
+        if not rows:
+            raise GazeInputError(f"{manifest}: no usable robogaze clip ({summary.read} read)")
+        imported = summary.as_dict()
+    elif source_format == "gaze":
+        rows = load_manifest(manifest)
+    else:
+        raise GazeInputError(f"unknown --format {source_format!r}; known: gaze, robogaze")
     preds = load_predictions(predictions)
     check_known_clips(rows, preds, predictions)
     other = None
@@ -71,6 +87,8 @@ def run_score(
     result = score_cases(
         cases, protocol, recorder, n_boot=n_boot, seed=seed, slice_fields=slice_fields
     )
+    if imported is not None:
+        result["import"] = imported
     result["missing_predictions"] = missing
     result["n_missing_predictions"] = len(missing)
     # flagged clips are scored as they are (the paper's protocol), and counted here

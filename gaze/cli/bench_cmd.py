@@ -76,6 +76,14 @@ def metrics_table(result: dict, title: str) -> Table:
     type=click.Path(path_type=Path),
     help="Other predictions on the same clips: paired 95% intervals of the difference.",
 )
+@click.option(
+    "--format",
+    "source_format",
+    type=click.Choice(["gaze", "robogaze"]),
+    default="gaze",
+    show_default=True,
+    help="robogaze: MANIFEST is a folder of RoboGaze's ground-truth clip files (docs/compat.md).",
+)
 def score(
     manifest: Path,
     predictions: Path,
@@ -89,6 +97,7 @@ def score(
     base_url: str | None,
     write_judged: Path | None,
     versus: Path | None,
+    source_format: str,
 ) -> None:
     """Score PREDICTIONS (JSONL or a folder of reports) against MANIFEST."""
     from gaze.bench.score_job import run_score
@@ -110,6 +119,7 @@ def score(
             base_url=base_url or from_environment("base_url"),
             judged_out=write_judged,
             versus=versus,
+            source_format=source_format,
         )
     atomic_write_text(out, json.dumps(result, indent=2) + "\n")
     title = (

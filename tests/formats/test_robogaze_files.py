@@ -132,3 +132,31 @@ def test_severity_metrics_leave_out_severities_the_import_filled_in(tmp_path):
 
     assert sev_at_1({}) == 0.5  # both severities graded
     assert sev_at_1({"severity_defaulted": [1]}) == 1.0  # the filled-in one is not graded
+
+
+def test_bench_score_reads_the_clip_files_directly(tmp_path, capsys):
+    source = tmp_path / "clips"
+    source.mkdir()
+    clip_file(source, "a", [event(1, severity=None), event(2, type="not_a_type")])
+    clip_file(source, "b", [])
+    preds = tmp_path / "p.jsonl"
+    found = {
+        "dimension": "object_scene_consistency",
+        "type": "object_disappearance",
+        "start_s": 2.0,
+        "end_s": 4.0,
+        "severity": 1,
+        "description": "the cup is gone",
+    }
+    preds.write_text(
+        json.dumps({"clip_id": "a", "events": [found]}) + "\n"
+        + json.dumps({"clip_id": "b", "events": []}) + "\n"
+    )  # fmt: skip
+    out = tmp_path / "metrics.json"
+    args = ["bench", "score", str(source), str(preds), "--out", str(out), "--bootstrap", "0"]
+    assert run([*args, "--format", "robogaze"]) == 0, capsys.readouterr().err
+    result = json.loads(out.read_text())
+    assert result["n_clips"] == 2 and result["clean_accuracy"] == 1.0
+    assert result["import"]["skipped_by_reason"] == {"type 'not_a_type' not in the codebook": 1}
+    # the one matched event's severity was filled in by the import: not graded
+    assert result["sev_at_1"] is None
