@@ -1,4 +1,5 @@
-"""`gaze convert --from FORMAT INPUT --out OUT`: a peer's files as gaze's manifest."""
+"""`gaze convert --from FORMAT INPUT --out OUT`: a peer's files as gaze's manifest;
+`gaze convert --to FORMAT MANIFEST --out FOLDER`: the way back."""
 
 from __future__ import annotations
 
@@ -16,24 +17,40 @@ FORMATS = ("robogaze",)
 
 @click.command()
 @click.argument("source", type=click.Path(path_type=Path))
+@click.option("--from", "source_format", type=click.Choice(FORMATS), help="Read this format.")
+@click.option("--to", "target_format", type=click.Choice(FORMATS), help="Write this format.")
 @click.option(
-    "--from", "source_format", type=click.Choice(FORMATS), required=True, help="The peer format."
+    "--out",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="MANIFEST.jsonl (--from) or a folder (--to).",
 )
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="MANIFEST.jsonl")
 @click.option(
     "--summary",
     "summary_out",
     type=click.Path(path_type=Path),
     help="Also write the import summary (every row left out, with its reason) as JSON.",
 )
-def convert(source: Path, source_format: str, out: Path, summary_out: Path | None) -> None:
-    """Convert SOURCE (a peer's file or folder) into a gaze manifest; rows that cannot be used
-    are skipped and counted with their reason (exit 0 with the summary)."""
+def convert(
+    source: Path,
+    source_format: str | None,
+    target_format: str | None,
+    out: Path,
+    summary_out: Path | None,
+) -> None:
+    """Convert SOURCE (a peer's file or folder) into a gaze manifest (--from); rows that cannot
+    be used are skipped and counted with their reason (exit 0 with the summary). With --to, a
+    gaze manifest into the peer's files."""
     from gaze.formats.robogaze import read_clips
     from gaze.formats.summary import ImportSummary
 
+    if (source_format is None) == (target_format is None):
+        raise GazeInputError("give one of --from FORMAT or --to FORMAT")
     if not source.exists():
         raise GazeInputError(f"no such file or folder: {source}")
+    if target_format is not None:
+        _write_peer_files(source, out)
+        return
     check_writable(out)
     if summary_out is not None:
         check_writable(summary_out)
@@ -54,3 +71,19 @@ def convert(source: Path, source_format: str, out: Path, summary_out: Path | Non
         console.print(f"  left out ({count}): {reason}")
     for change, count in sorted(report["adjusted"].items()):
         console.print(f"  adjusted ({count}): {change}")
+
+
+def _write_peer_files(manifest: Path, out: Path) -> None:
+    """One RoboGaze clip file per manifest row, in the folder ``out``."""
+    from gaze.bench.inputs import load_manifest
+    from gaze.formats.robogaze import clip_document
+
+    rows = load_manifest(manifest)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GazeInputError(f"cannot create {out}: {exc.strerror}") from None
+    for row in rows:
+        document = clip_document(row, manifest.resolve().parent, out.resolve())
+        atomic_write_text(out / f"{row.clip_id}.json", json.dumps(document, indent=2) + "\n")
+    Console(stderr=True).print(f"{len(rows)} clip file(s) written to {out}")

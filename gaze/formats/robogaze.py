@@ -154,3 +154,53 @@ def _event(
     if took_default:
         summary.adjusted["null severity given the type's default"] += 1
     return event, took_default
+
+
+SHORT_DIMENSIONS = {
+    "object_scene_consistency": ("object_scene", "OSC"),
+    "robot_body_consistency": ("robot_body", "RBC"),
+    "instruction_consistency": ("instruction_consistency", "IC"),
+    "task_progress": ("task_progress", "TP"),
+    "physical_plausibility": ("physical_plausibility", "PP"),
+    "visual_quality": ("visual_quality", "VQ"),
+}
+"""gaze's dimension -> (RoboGaze's name, its two-letter code)."""
+
+
+def clip_document(clip: ManifestClip, manifest_dir: Path, out_dir: Path) -> dict[str, Any]:
+    """A manifest row as a RoboGaze clip file (the way back): what the import kept under
+    ``metadata.robogaze`` is restored, and a severity the import filled in is null again."""
+    book = load_codebook().codebook
+    kept = dict(clip.metadata.get("robogaze") or {})
+    extras = list(kept.pop("events", []) or [])
+    defaulted = set(clip.metadata.get("severity_defaulted") or [])
+    events = []
+    for n, event in enumerate(clip.events):
+        name, code = SHORT_DIMENSIONS[event.dimension]
+        extra = extras[n] if n < len(extras) and isinstance(extras[n], dict) else {}
+        events.append(
+            {
+                "event_id": extra.get("event_id", f"{clip.clip_id}_e{n + 1}"),
+                "dimension": name,
+                "dimension_code": extra.get("dimension_code", code),
+                "type": event.type,
+                "start_s": event.start_s,
+                "end_s": event.end_s,
+                "severity": None if n in defaulted else event.severity,
+                "evidence_limiting": extra.get(
+                    "evidence_limiting", book.type(event.type).evidence_limiting
+                ),
+                "description": event.description,
+            }
+        )
+    video = os.path.relpath(manifest_dir / clip.video, out_dir)
+    return {
+        "clip_id": clip.clip_id,
+        "file": video,
+        "instruction": clip.instruction,
+        "generator": clip.generator,
+        "fps": clip.fps,
+        "duration_s": clip.duration_s,
+        **kept,
+        "events": events,
+    }

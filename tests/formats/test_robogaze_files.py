@@ -160,3 +160,22 @@ def test_bench_score_reads_the_clip_files_directly(tmp_path, capsys):
     assert result["import"]["skipped_by_reason"] == {"type 'not_a_type' not in the codebook": 1}
     # the one matched event's severity was filled in by the import: not graded
     assert result["sev_at_1"] is None
+
+
+def test_the_way_back_restores_the_clip_files(tmp_path, capsys):
+    source = tmp_path / "clips"
+    source.mkdir()
+    clip_file(source, "a", [event(1, severity=None), event(2)])
+    clip_file(source, "b", [], page_note=None)
+    manifest = tmp_path / "manifest.jsonl"
+    assert run(["convert", "--from", "robogaze", str(source), "--out", str(manifest)]) == 0
+    back = tmp_path / "back"
+    assert run(["convert", "--to", "robogaze", str(manifest), "--out", str(back)]) == 0
+    for name in ("a", "b"):
+        original = json.loads((source / f"{name}.json").read_text())
+        restored = json.loads((back / f"{name}.json").read_text())
+        assert restored.pop("file") == f"../clips/{name}.mp4"
+        original.pop("file")
+        assert restored == original  # null severity null again, ids and extra keys restored
+    assert "2 clip file(s) written" in capsys.readouterr().err
+    assert run(["convert", str(source), "--out", str(back)]) == 2  # neither --from nor --to
