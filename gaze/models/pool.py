@@ -93,10 +93,6 @@ class EndpointPool:
         self._clock = clock
         self._changed = asyncio.Condition()
 
-    @property
-    def members(self) -> list[Backbone]:
-        return [e.backbone for e in self.endpoints]
-
     def preference(self, request: ModelRequest) -> list[Endpoint]:
         """The endpoints in this request's order of preference (rendezvous hashing)."""
         key = clip_affinity.get() or _first_image(request)
@@ -115,10 +111,8 @@ class EndpointPool:
         if not with_room:
             return None
         least = min(e.outstanding for e in with_room)
-        for endpoint in with_room:  # in preference order
-            if endpoint.outstanding <= least + STICKY_SLACK:
-                return endpoint
-        return with_room[0]  # unreachable: the least busy one always qualifies
+        # the first in preference order within the slack (the least busy one always is)
+        return next(e for e in with_room if e.outstanding <= least + STICKY_SLACK)
 
     def _any_left(self, tried: set[int]) -> bool:
         now = self._clock()

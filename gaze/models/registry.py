@@ -158,54 +158,65 @@ def bind_roles(
     if default is None and "default" not in given:
         raise GazeInputError("no model configured")
     built: dict[RoleSpec, Backbone] = {}
+    listed: dict[str, list[tuple[str, int]]] = {}
+
+    def endpoints_of(spec: RoleSpec) -> list[tuple[str, int]]:
+        """The endpoints a spec names (a pool file is read once)."""
+        if not spec.base_url:
+            return []
+        if spec.base_url not in listed:
+            listed[spec.base_url] = parse_endpoints(spec.base_url, endpoint_concurrency)
+        return listed[spec.base_url]
+
+    def urls_of(spec: RoleSpec) -> str | None:
+        return " ".join(url for url, _ in endpoints_of(spec)) or None
 
     def backbone_for(spec: RoleSpec) -> Backbone:
         if spec not in built:
-            built[spec] = _build(spec, image_detail, endpoint_concurrency, max_images)
+            built[spec] = _build(
+                spec, endpoints_of(spec), image_detail, endpoint_concurrency, max_images
+            )
         return built[spec]
 
     default_spec = RoleSpec(default or "", base_url)
-    check_base_url(_urls(default_spec), "--base-url")
+    check_base_url(urls_of(default_spec), "--base-url")
     backbones: dict[str, Backbone] = {"default": given.get("default") or backbone_for(default_spec)}
-    endpoints = {"default": public_endpoint(_urls(default_spec))}
+    endpoints = {"default": public_endpoint(urls_of(default_spec))}
     for role in ROLES:
         if role in given:
             backbones[role] = given[role]
         elif role in roles:
             spec = RoleSpec.parse(roles[role])
-            check_base_url(_urls(spec), f"--role {role}: base_url")
+            check_base_url(urls_of(spec), f"--role {role}: base_url")
             if spec.base_url is None:
                 spec = RoleSpec(spec.model, base_url, spec.key_env)
             backbones[role] = backbone_for(spec)
-            endpoints[role] = public_endpoint(_urls(spec))
+            endpoints[role] = public_endpoint(urls_of(spec))
     return Bindings(backbones, endpoints)
 
 
-def _urls(spec: RoleSpec) -> str | None:
-    """The endpoint URLs a spec names, space-separated (a pool file read)."""
-    if not spec.base_url:
-        return None
-    return " ".join(url for url, _ in parse_endpoints(spec.base_url))
-
-
 def _build(
-    spec: RoleSpec, image_detail: str, endpoint_concurrency: int, max_images: int
+    spec: RoleSpec,
+    listed: list[tuple[str, int]],
+    image_detail: str,
+    endpoint_concurrency: int,
+    max_images: int,
 ) -> Backbone:
-    endpoints: list[tuple[str | None, int]] = []
-    if spec.base_url:
-        endpoints += parse_endpoints(spec.base_url, endpoint_concurrency)
-    if len(endpoints) <= 1 and not endpoint_concurrency:
-        url = endpoints[0][0] if endpoints else None
+    """One backbone for the spec's endpoint, or a pool over its several endpoints (or over
+    one endpoint given its own concurrency limit)."""
+    if len(listed) <= 1 and not endpoint_concurrency:
+        url = listed[0][0] if listed else None
         return make_backbone(spec.model, url, spec.key_env, image_detail, max_images)
     if parse_spec(spec.model)[0] not in ("openai", "gemini"):
         raise GazeInputError(f"{spec.model}: several endpoints need the openai or gemini provider")
+    endpoints: list[tuple[str | None, int]] = [*listed] or [(None, endpoint_concurrency)]
     members = [
         Endpoint(
             make_backbone(spec.model, url, spec.key_env, image_detail),
             public_url(url) if url else "default",
             limit,
         )
-        for url, limit in endpoints or [(None, endpoint_concurrency)]
+        for url, limit in endpoints
     ]
     return EndpointPool(members)
 
