@@ -52,11 +52,20 @@ def severity_known(case: ClipCase) -> set[int]:
     return set(range(len(case.row.events))) - {i for i in defaulted if isinstance(i, int)}
 
 
-def severity_counts(case: ClipCase, pairs: Sequence[tuple[int, int]]) -> tuple[list[int], int, int]:
+def severity_counts(
+    case: ClipCase, pairs: Sequence[tuple[int, int]], dimension: str | None = None
+) -> tuple[list[int], int, int]:
     """(severe references, matched pairs graded for severity, of which within 1 of the
-    reference), over the references whose severity is known."""
+    reference), over the references whose severity is known (and of ``dimension``, when given:
+    then ``pairs`` are that dimension's)."""
     refs, preds, known = case.row.events, case.preds, severity_known(case)
-    severe = [j for j, r in enumerate(refs) if j in known and robogaze.is_severe(r.severity)]
+    severe = [
+        j
+        for j, r in enumerate(refs)
+        if j in known
+        and robogaze.is_severe(r.severity)
+        and (dimension is None or r.dimension == dimension)
+    ]
     graded = [(i, j) for i, j in pairs if j in known]
     within = sum(abs(preds[i].severity - refs[j].severity) <= 1 for i, j in graded)
     return severe, len(graded), within
@@ -149,19 +158,12 @@ def dimension_rows(
         mine = list(zip(pairs, gains, ious, strict=True))
         by_pred = [(g, u) for (i, _), g, u in mine if preds[i].dimension == dim]
         by_ref = [(g, u, i, j) for (i, j), g, u in mine if refs[j].dimension == dim]
-        known = severity_known(case)
-        severe = {
-            j
-            for j, r in enumerate(refs)
-            if r.dimension == dim and j in known and robogaze.is_severe(r.severity)
-        }
+        severe, graded, within = severity_counts(case, [(i, j) for *_, i, j in by_ref], dim)
         found = {j for *_, j in by_ref}
-        graded = [(i, j) for *_, i, j in by_ref if j in known]
-        within = sum(abs(preds[i].severity - refs[j].severity) <= 1 for i, j in graded)
         common: RatioRow = {
             "clean_accuracy": (0.0, 0.0),
-            "severe_event_recall": (float(len(found & severe)), float(len(severe))),
-            "sev_at_1": (float(within), float(len(graded))),
+            "severe_event_recall": (float(len(found.intersection(severe))), float(len(severe))),
+            "sev_at_1": (float(within), float(graded)),
         }
         gain_p, gain_r = sum(g for g, _ in by_pred), sum(g for g, *_ in by_ref)
         both_p = sum(g * u for g, u in by_pred)
