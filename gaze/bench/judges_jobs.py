@@ -233,12 +233,7 @@ def agreement(
             {axis: [(h, p) for p, h, _ in v] for axis, v in pairs.items()}
         )
     else:
-        arrays = {
-            axis: (np.array([p for p, _, _ in v]), np.array([h for _, h, _ in v]))
-            for axis, v in pairs.items()
-        }
-        result = {axis: axis_agreement(*arrays[axis]) for axis in ("pa", "ia")}
-        result["overall"] = overall(result["pa"], result["ia"], arrays["pa"], arrays["ia"])
+        result = _gaze_agreement({axis: [(p, h) for p, h, _ in v] for axis, v in pairs.items()})
         result["ci"] = _agreement_ci(pairs, n_boot, seed)
     result["skipped"] = skipped
     result["leaderboard"] = sorted(
@@ -254,6 +249,17 @@ def agreement(
         ),
         key=lambda r: -(r["average"] or 0.0),
     )
+    return result
+
+
+def _gaze_agreement(pairs: dict[str, list[tuple[float, float]]]) -> dict[str, Any]:
+    """gaze's agreement metrics of (prediction, human) pairs per axis, and overall."""
+    arrays = {
+        axis: (np.array([p for p, _ in v]), np.array([h for _, h in v]))
+        for axis, v in pairs.items()
+    }
+    result: dict[str, Any] = {axis: axis_agreement(*arrays[axis]) for axis in ("pa", "ia")}
+    result["overall"] = overall(result["pa"], result["ia"], arrays["pa"], arrays["ia"])
     return result
 
 
@@ -277,12 +283,7 @@ def _robojudge_files_agreement(gold: Path, preds: Path, compat: str | None) -> d
             kept[axis] = [(g, p) for g, p in found if 1 <= p <= 5 and 1 <= g <= 5]
             for _ in range(len(found) - len(kept[axis])):
                 summary.skip(axis, "score outside 1-5 (gaze's protocol)")
-        arrays = {
-            axis: (np.array([p for _, p in v]), np.array([g for g, _ in v]))
-            for axis, v in kept.items()
-        }
-        result = {axis: axis_agreement(*arrays[axis]) for axis in ("pa", "ia")}
-        result["overall"] = overall(result["pa"], result["ia"], arrays["pa"], arrays["ia"])
+        result = _gaze_agreement({axis: [(p, g) for g, p in v] for axis, v in kept.items()})
     result["import"] = summary.as_dict()
     result["skipped"] = []
     return result

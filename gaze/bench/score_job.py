@@ -50,15 +50,9 @@ def run_score(
 ) -> dict[str, Any]:
     imported = None
     if source_format == "robogaze":  # a folder (or file) of RoboGaze's ground-truth clip files
-        from gaze.formats.robogaze import read_clips
-        from gaze.formats.summary import ImportSummary
+        from gaze.formats.robogaze import read_manifest
 
-        summary = ImportSummary(source=f"robogaze:{manifest}")
-        if not Path(manifest).exists():
-            raise GazeInputError(f"no such file or folder: {manifest}")
-        rows = read_clips(Path(manifest), Path(manifest).resolve().parent, summary)
-        if not rows:
-            raise GazeInputError(f"{manifest}: no usable robogaze clip ({summary.read} read)")
+        rows, summary = read_manifest(Path(manifest), Path(manifest).resolve().parent)
         imported = summary.as_dict()
     elif source_format == "gaze":
         rows = load_manifest(manifest)

@@ -41,8 +41,7 @@ def convert(
     """Convert SOURCE (a peer's file or folder) into a gaze manifest (--from); rows that cannot
     be used are skipped and counted with their reason (exit 0 with the summary). With --to, a
     gaze manifest into the peer's files."""
-    from gaze.formats.robogaze import read_clips
-    from gaze.formats.summary import ImportSummary
+    from gaze.formats.robogaze import read_manifest
 
     if (source_format is None) == (target_format is None):
         raise GazeInputError("give one of --from FORMAT or --to FORMAT")
@@ -54,10 +53,7 @@ def convert(
     check_writable(out)
     if summary_out is not None:
         check_writable(summary_out)
-    summary = ImportSummary(source=f"{source_format}:{source}")
-    clips = read_clips(source, out.resolve().parent, summary)
-    if not clips:
-        raise GazeInputError(f"{source}: no usable {source_format} clip ({summary.read} read)")
+    clips, summary = read_manifest(source, out.resolve().parent)
     atomic_write_text(out, "".join(c.model_dump_json(exclude_defaults=True) + "\n" for c in clips))
     report = summary.as_dict()
     if summary_out is not None:

@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gaze.errors import GazeInputError
 from gaze.formats.summary import ImportSummary
 from gaze.schema.codebook import load_codebook
 from gaze.schema.events import Event
@@ -50,6 +51,18 @@ CLIP_FIELDS = {"clip_id", "file", "instruction", "generator", "fps", "duration_s
 
 def clip_files(source: Path) -> list[Path]:
     return sorted(source.glob("*.json")) if source.is_dir() else [source]
+
+
+def read_manifest(source: Path, manifest_dir: Path) -> tuple[list[ManifestClip], ImportSummary]:
+    """The usable clips of ``source`` (paths relative to ``manifest_dir``) and the import
+    summary; one line (exit 2) when the source is missing or holds no usable clip."""
+    if not source.exists():
+        raise GazeInputError(f"no such file or folder: {source}")
+    summary = ImportSummary(source=f"robogaze:{source}")
+    clips = read_clips(source, manifest_dir, summary)
+    if not clips:
+        raise GazeInputError(f"{source}: no usable robogaze clip ({summary.read} read)")
+    return clips, summary
 
 
 def read_clips(source: Path, manifest_dir: Path, summary: ImportSummary) -> list[ManifestClip]:
