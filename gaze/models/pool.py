@@ -11,8 +11,9 @@ A lab serves its model from a fleet of vLLM servers; gaze spreads one run's requ
 - **Health and failover.** A transport failure sends the same request on to the next endpoint
   at once. After ``down_after`` failures in a row an endpoint is down: it gets no requests for
   a cooldown (5 s, doubling to 60 s), then one request tests it again (half-open) and a success
-  brings it back. Only when every endpoint has failed a request does the caller see the error
-  (its backoff and retry budget apply then).
+  brings it back. When every endpoint is resting, the one back soonest is tried at once. Only
+  when every endpoint has failed a request does the caller see the error (its backoff and retry
+  budget apply then).
 """
 
 from __future__ import annotations
@@ -106,7 +107,13 @@ class EndpointPool:
 
     def _choose(self, order: list[Endpoint], tried: set[int]) -> Endpoint | None:
         now = self._clock()
-        candidates = [e for e in order if id(e) not in tried and e.usable(now)]
+        untried = [e for e in order if id(e) not in tried]
+        candidates = [e for e in untried if e.usable(now)]
+        if not candidates and untried:
+            # Every endpoint left is resting: the one back soonest is tried now (half-open), so
+            # a pool with nowhere else to go behaves as one endpoint, paced by the caller's
+            # backoff, instead of failing each request without sending it.
+            candidates = [min(untried, key=lambda e: e.down_until)]
         with_room = [e for e in candidates if e.has_room()]
         if not with_room:
             return None
@@ -114,9 +121,9 @@ class EndpointPool:
         # the first in preference order within the slack (the least busy one always is)
         return next(e for e in with_room if e.outstanding <= least + STICKY_SLACK)
 
-    def _any_left(self, tried: set[int]) -> bool:
+    def _any_up(self) -> bool:
         now = self._clock()
-        return any(id(e) not in tried and e.usable(now) for e in self.endpoints)
+        return any(e.usable(now) for e in self.endpoints)
 
     async def _acquire(self, order: list[Endpoint], tried: set[int]) -> Endpoint | None:
         """The endpoint to send to (waiting for room), or None when none is left to try."""
@@ -127,9 +134,9 @@ class EndpointPool:
                     chosen.outstanding += 1
                     chosen.stats["requests"] += 1
                     return chosen
-                if not self._any_left(tried):
+                if len(tried) >= len(self.endpoints):
                     return None
-                # room frees when a request ends; a cooldown ends with time
+                # room frees when a request ends
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._changed.wait(), timeout=1.0)
 
@@ -152,7 +159,7 @@ class EndpointPool:
     def _mark_down(self, endpoint: Endpoint, reason: str) -> None:
         endpoint.down_until = self._clock() + endpoint.cooldown_s
         endpoint.stats["marked_down"] += 1
-        if self._any_left(set()):  # when none is left, the caller's error says it all
+        if self._any_up():  # when none is left, the caller's error says it all
             log.warning(
                 "endpoint %s is down for %.0f s (%s); its work goes to the others",
                 endpoint.name,

@@ -9,7 +9,7 @@ import threading
 
 from gaze.cli.main import run
 from gaze.schema.report import Report
-from tests.standin import Reply, Seen, StandIn, minimal_chat, schema_name
+from tests.standin import Reply, Seen, StandIn, error_reply, minimal_chat, schema_name
 
 
 def manifest_of_distinct_tasks(forge_dir, tmp_path, count=4):
@@ -154,3 +154,34 @@ def test_a_fleet_where_no_endpoint_answers_is_one_line(forge_dir, forge_rows, ca
     lines = capsys.readouterr().err.strip().splitlines()
     assert all(line.startswith("gaze: warning: endpoint") for line in lines[:-1])
     assert "cannot reach" in one_line_error(lines[-1])
+
+
+def test_the_last_server_up_is_not_rested_for_a_few_transient_errors(forge_dir, forge_rows, capsys):
+    """One dead endpoint and one that answers 500, 429 and 503 before recovering: the live one
+    must stay in rotation (resting it left no endpoint, and every retry failed at once until
+    the circuit breaker ended the clip)."""
+    row = forge_rows["clean"]
+    faults = [
+        error_reply(500, "warming up"),
+        error_reply(429, "busy", {"retry-after": "0"}),
+        error_reply(503, "overloaded"),
+    ]
+
+    def flaky(body):
+        if schema_name(Seen("POST", "", {}, body)) not in (None, "Probe") and faults:
+            return faults.pop(0)
+        return minimal_chat(body)
+
+    gone = StandIn(responder=minimal_chat)
+    with gone:
+        dead_url = gone.url + "/v1"
+    with StandIn(responder=flaky) as alive:
+        args = ["diagnose", str(forge_dir / row.video), "-i", row.instruction, "--json"]
+        args += ["--model", "openai:m", "--no-cache", "--max-retries", "3"]
+        args += ["--base-url", dead_url, "--base-url", alive.url + "/v1"]
+        code = run(args)
+        captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert not faults  # all three faults were met and retried past
+    report = Report.model_validate_json(captured.out)
+    assert report.flags == [] and report.manifest.failed_requests >= 3
