@@ -120,18 +120,28 @@ def test_a_fleet_spreads_clips_sticks_by_clip_and_survives_a_dying_server(
     assert all(len(servers) == 1 for clip, servers in homes.items() if clip not in moved)
 
 
+def dead_endpoint() -> str:
+    """The URL of a server that has gone away (its connections are refused)."""
+    gone = StandIn(responder=minimal_chat)
+    with gone:
+        return gone.url + "/v1"
+
+
+def diagnose_on(row, forge_dir, urls: list[str], retries: int) -> list[str]:
+    args = ["diagnose", str(forge_dir / row.video), "-i", row.instruction, "--json"]
+    args += ["--model", "openai:m", "--max-retries", str(retries), "--no-cache"]
+    for url in urls:
+        args += ["--base-url", url]
+    return args
+
+
 def test_an_endpoint_unreachable_at_start_is_left_out_and_the_clip_runs(
     forge_dir, forge_rows, capsys
 ):
     row = forge_rows["clean"]
-    gone = StandIn(responder=minimal_chat)
-    with gone:
-        dead_url = gone.url + "/v1"
+    dead_url = dead_endpoint()
     with StandIn(responder=minimal_chat) as alive:
-        args = ["diagnose", str(forge_dir / row.video), "-i", row.instruction, "--json"]
-        args += ["--model", "openai:m", "--max-retries", "1", "--no-cache"]
-        args += ["--base-url", dead_url, "--base-url", alive.url + "/v1"]
-        code = run(args)
+        code = run(diagnose_on(row, forge_dir, [dead_url, alive.url + "/v1"], retries=1))
         captured = capsys.readouterr()
     assert code == 0, captured.err
     report = Report.model_validate_json(captured.out)
@@ -143,14 +153,8 @@ def test_a_fleet_where_no_endpoint_answers_is_one_line(forge_dir, forge_rows, ca
     from tests.cli.test_cli import one_line_error
 
     row = forge_rows["clean"]
-    urls = []
-    for _ in range(2):
-        gone = StandIn(responder=minimal_chat)
-        with gone:
-            urls += ["--base-url", gone.url + "/v1"]
-    args = ["diagnose", str(forge_dir / row.video), "-i", row.instruction]
-    args += ["--model", "openai:m", "--max-retries", "0", "--no-cache", *urls]
-    assert run(args) == 2
+    urls = [dead_endpoint(), dead_endpoint()]
+    assert run(diagnose_on(row, forge_dir, urls, retries=0)) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert all(line.startswith("gaze: warning: endpoint") for line in lines[:-1])
     assert "cannot reach" in one_line_error(lines[-1])
@@ -172,14 +176,8 @@ def test_the_last_server_up_is_not_rested_for_a_few_transient_errors(forge_dir, 
             return faults.pop(0)
         return minimal_chat(body)
 
-    gone = StandIn(responder=minimal_chat)
-    with gone:
-        dead_url = gone.url + "/v1"
     with StandIn(responder=flaky) as alive:
-        args = ["diagnose", str(forge_dir / row.video), "-i", row.instruction, "--json"]
-        args += ["--model", "openai:m", "--no-cache", "--max-retries", "3"]
-        args += ["--base-url", dead_url, "--base-url", alive.url + "/v1"]
-        code = run(args)
+        code = run(diagnose_on(row, forge_dir, [dead_endpoint(), alive.url + "/v1"], retries=3))
         captured = capsys.readouterr()
     assert code == 0, captured.err
     assert not faults  # all three faults were met and retried past
