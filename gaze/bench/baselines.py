@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from gaze.agents.common import frame_parts, subsample
 from gaze.agents.critic import CriticOutput, temporal_iou, verify
+from gaze.bench.methods import BASELINES
 from gaze.models.caller import Caller, CallRecord
 from gaze.models.protocol import Message
 from gaze.models.structured import ask
@@ -27,7 +28,7 @@ from gaze.prompts.codebook_text import severity_rubric, type_catalogue
 from gaze.schema.codebook import DIMENSIONS, load_codebook
 from gaze.schema.events import Event
 
-METHODS = ("cot", "b1", "b2", "b3")
+METHODS = BASELINES
 _TYPE_NAMES: Any = Literal[tuple(load_codebook().codebook.type_names())]
 
 

@@ -26,6 +26,7 @@ class Rating(BaseModel):
 
 class LLMJudge:
     name = "llm"
+    reads = "description"
 
     def __init__(self, caller: Caller, max_retries: int = 3) -> None:
         self.caller = caller

@@ -31,6 +31,7 @@ from gaze.bench.run import (
     failure_reason,
     is_finished,
     make_report,
+    run_caller,
     write_run_manifest,
 )
 from gaze.errors import GazeInputError
@@ -70,13 +71,11 @@ class ClipWorker:
         node that did the work."""
         import ray
 
-        from gaze.graph.services import build_caller
-
         node = ray.get_runtime_context().get_node_id()
         row = ManifestClip.model_validate_json(row_json)
         try:
             if self._caller is None:
-                self._caller = await asyncio.to_thread(build_caller, self.ctx)
+                self._caller = await asyncio.to_thread(run_caller, self.method, self.ctx, None)
             report = await make_report(
                 self.method, self.manifest, row, self.ctx, self.samples, self._caller
             )

@@ -5,6 +5,7 @@ recorded without stopping the others."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import subprocess
@@ -18,8 +19,8 @@ from typing import Any
 from gaze import __version__
 from gaze.atomic import atomic_write_text, inside
 from gaze.bench.baselines import BASELINE_PROMPTS, run_baseline
-from gaze.bench.baselines import METHODS as BASELINES
 from gaze.bench.inputs import load_manifest, video_path
+from gaze.bench.methods import METHODS
 from gaze.errors import GazeInputError
 from gaze.graph.context import GazeContext
 from gaze.models.caller import Caller, usage_totals
@@ -31,7 +32,6 @@ from gaze.schema.codebook import DIMENSIONS, load_codebook
 from gaze.schema.manifest import ManifestClip
 from gaze.schema.report import Assessment, Report, RunManifest
 
-METHODS = ("robogaze", *BASELINES)
 Progress = Callable[[str, Report | None, str | None], None]
 
 
@@ -59,6 +59,10 @@ def git_hash() -> str | None:
 
 
 def _settings(method: str, ctx: GazeContext, samples: int) -> dict[str, Any]:
+    if method == "pixel":  # no model: only the sampling decides what it computes
+        from gaze.graph.services import sampling_of
+
+        return {"method": method, **dataclasses.asdict(sampling_of(ctx))}
     settings = {"method": method, **ctx.settings()}
     for how_not_what in (
         "use_cache",
@@ -189,12 +193,21 @@ async def prepare_run(
         "manifest_sha256": hashlib.sha256(manifest.read_bytes()).hexdigest(),
     }
     _check_resume(outdir, identity)
-    from gaze.graph.services import build_caller
-
     # bad model names and keys fail here; each backbone's start-up check runs before its first
     # uncached request (a rerun answered from the cache needs no server)
-    caller = await asyncio.to_thread(build_caller, ctx, backbones, check=preflight)
+    caller = await asyncio.to_thread(run_caller, method, ctx, backbones, preflight)
     return PreparedRun(manifest, rows, method, outdir, ctx, identity, samples, caller)
+
+
+def run_caller(
+    method: str, ctx: GazeContext, backbones: Mapping[str, Backbone] | None, check: bool = True
+) -> Caller:
+    """The caller a run's method needs: none bound for ``pixel``, else the context's models."""
+    if method == "pixel":
+        return Caller({})
+    from gaze.graph.services import build_caller
+
+    return build_caller(ctx, backbones, check=check)
 
 
 async def run_benchmark(
@@ -228,6 +241,13 @@ async def make_report(
 
     clip_affinity.set(row.clip_id)  # this task's requests prefer one pool endpoint
     video = video_path(manifest, row)
+    if method == "pixel":
+        from gaze.graph.services import sampling_of
+        from gaze.pixel_diagnosis import diagnose_pixels
+        from gaze.schema.inputs import ClipInput
+
+        clip = ClipInput(clip_id=row.clip_id, video=str(video), instruction=row.instruction)
+        return await asyncio.to_thread(diagnose_pixels, clip, sampling_of(ctx))
     if method == "robogaze":
         scene = manifest.parent / row.initial_frame if row.initial_frame else None
         return await adiagnose(

@@ -95,28 +95,33 @@ def iou_matrix(case: ClipCase, protocol: str) -> np.ndarray:
     return frame_iou(_spans(preds), _spans(refs), _fps(case.row))
 
 
+def _judged(event: Event, reads: str) -> str:
+    """The text of an event a judge compares (its description, or its type for ``type``)."""
+    return event.type if reads == "type" else event.description
+
+
 def needed_pairs(
-    cases: Sequence[ClipCase], ious: Sequence[np.ndarray], protocol: str
+    cases: Sequence[ClipCase], ious: Sequence[np.ndarray], protocol: str, reads: str
 ) -> list[Pair]:
-    """Unique description pairs to judge: robogaze asks only where IoU > 0; glide rates every
-    pair (its Hungarian step runs on the ratings)."""
+    """Unique pairs to judge: robogaze asks only where IoU > 0; glide rates every pair (its
+    Hungarian step runs on the ratings)."""
     pairs: set[Pair] = set()
     for case, iou in zip(cases, ious, strict=True):
         for i, j in zip(
             *np.nonzero(iou > 0 if protocol == "robogaze" else np.ones_like(iou)), strict=True
         ):
-            pairs.add((case.preds[i].description, case.row.events[j].description))
+            pairs.add((_judged(case.preds[i], reads), _judged(case.row.events[j], reads)))
     return sorted(pairs)
 
 
 def _similarity(
-    case: ClipCase, iou: np.ndarray, table: dict[Pair, float], protocol: str
+    case: ClipCase, iou: np.ndarray, table: dict[Pair, float], protocol: str, reads: str
 ) -> np.ndarray:
     sim = np.zeros_like(iou)
     for i, j in zip(
         *np.nonzero(iou > 0 if protocol == "robogaze" else np.ones_like(iou)), strict=True
     ):
-        sim[i, j] = table[(case.preds[i].description, case.row.events[j].description)]
+        sim[i, j] = table[(_judged(case.preds[i], reads), _judged(case.row.events[j], reads))]
     return sim
 
 
@@ -326,12 +331,14 @@ def clip_rows(
     if protocol not in ("robogaze", "glide"):
         raise GazeInputError(f"unknown protocol {protocol!r}; use robogaze or glide")
     ious = [iou_matrix(c, protocol) for c in cases]
-    pairs = needed_pairs(cases, ious, protocol)
+    pairs = needed_pairs(cases, ious, protocol, judge.reads)
     table = dict(zip(pairs, (float(s) for s in judge.score(pairs)), strict=True))
     per_clip_fn: Callable[..., ClipScore] = glide_clip if protocol == "glide" else robogaze_clip
     rows, details, by_dims = [], [], []
     for case, iou in zip(cases, ious, strict=True):
-        row, detail, by_dim = per_clip_fn(case, iou, _similarity(case, iou, table, protocol))
+        row, detail, by_dim = per_clip_fn(
+            case, iou, _similarity(case, iou, table, protocol, judge.reads)
+        )
         rows.append(row)
         by_dims.append(by_dim)
         details.append(

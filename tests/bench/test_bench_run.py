@@ -331,3 +331,38 @@ def test_running_cost_from_token_prices(small_manifest, tmp_path, capsys):
     assert m.cost_usd > 0
     assert json.loads((out / "run.json").read_text())["cost_usd"] == pytest.approx(m.cost_usd)
     assert "$" in capsys.readouterr().err
+
+
+def test_pixel_method_runs_without_a_model_and_scores_by_type(forge_dir, tmp_path, capsys):
+    """`bench run --method pixel` needs no model; `bench score --judge type` then credits each
+    injection the detector names with the right type, whatever its wording."""
+    rows = [json.loads(line) for line in (forge_dir / "manifest.jsonl").read_text().splitlines()]
+    for r in rows:
+        r["video"] = str(forge_dir / r["video"])
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "pixelrun"
+    assert run(["bench", "run", str(manifest), "--method", "pixel", "--out", str(out)]) == 0
+    reports = sorted((out / "reports").iterdir())
+    assert len(reports) == len(rows)
+    report = Report.model_validate_json(reports[0].read_text())
+    assert report.assessment.mode == "pixel_evidence" and report.manifest.calls == {}
+    run_json = json.loads((out / "run.json").read_text())
+    assert run_json["settings"]["method"] == "pixel" and "model" not in run_json["settings"]
+    metrics = {}
+    for judge in ("lexical", "type"):
+        target = tmp_path / f"{judge}.json"
+        args = ["bench", "score", str(manifest), str(out / "reports"), "--judge", judge]
+        assert run([*args, "--out", str(target), "--bootstrap", "0"]) == 0
+        metrics[judge] = json.loads(target.read_text())
+    # every injection of the forge is found with the right type and a matching span
+    assert metrics["type"]["recall"] == pytest.approx(1.0)
+    assert metrics["type"]["n_event_clips"] == sum(bool(r["events"]) for r in rows)
+    # the lexical judge only measures how alike the two wordings are
+    assert metrics["lexical"]["description_f1"] < 0.5 < metrics["type"]["description_f1"]
+
+
+def test_other_methods_still_need_a_model(small_manifest, tmp_path, capsys):
+    code = run(["bench", "run", str(small_manifest), "--method", "cot", "--out", str(tmp_path)])
+    assert code == 2
+    assert "needs a model" in one_line_error(capsys.readouterr().err)

@@ -67,6 +67,7 @@ def case(refs, preds, clip_id="c", fps=10.0, condition=None, generator="g"):
 
 class ConstJudge:
     name = "const"
+    reads = "description"
 
     def __init__(self, value=1.0):
         self.value = value
@@ -320,3 +321,23 @@ def test_dimension_slices_come_from_the_one_matching():
     assert out["recall"] == 1.0 and out["precision"] == 1.0  # the headline, from the same pairs
     glide_out = score_cases([case(refs, preds)], "glide", ConstJudge(1.0), n_boot=0)
     assert glide_out["slices"]["dimension"]["physical_plausibility"]["recall"] == 1.0
+
+
+def test_type_judge_compares_types_not_words():
+    from gaze.matching.similarity import TypeJudge, make_judge
+
+    judge = make_judge("type")
+    assert isinstance(judge, TypeJudge) and judge.reads == "type"
+    assert list(judge.score([("blur", "blur"), ("blur", "low_visibility")])) == [1.0, 0.0]
+    ref = Event(
+        dimension="visual_quality",
+        type="blur",
+        start_s=1,
+        end_s=2,
+        severity=2,
+        description="the camera image goes soft",
+    )
+    pred = ref.model_copy(update={"description": "edges cannot be made out", "confidence": 0.5})
+    by_type = score_cases([case([ref], [pred])], "robogaze", judge, n_boot=0)
+    by_words = score_cases([case([ref], [pred])], "robogaze", LexicalJudge(), n_boot=0)
+    assert by_type["description_f1"] == 1.0 and by_words["description_f1"] == 0.0
