@@ -67,7 +67,7 @@ def pixel_signals(decoded: DecodedClip, signals: SignalSeries) -> PixelSignals:
     )
     return PixelSignals(
         analysis_fps=analysis_fps,
-        times_s=[round(float(t), 4) for t in times],
+        times_s=[round(float(t), 6) for t in times],
         series=signals.as_dict(),
         thresholds=thresholds(),
     )

@@ -1,4 +1,4 @@
-"""`gaze forge OUTDIR --count N --seed S`: synthetic clips with injected failures."""
+"""`gaze forge OUTDIR --count N --seed S [--v2]`: synthetic clips with injected failures."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-
-from gaze.bench.forge import forge_set
 
 
 @click.command()
@@ -23,13 +21,30 @@ from gaze.bench.forge import forge_set
     type=click.Choice(["mp4", "avi", "mkv", "webm", "gif"]),
     default="mp4",
     show_default=True,
-    help="Container of the written clips.",
+    help="Container of the written clips (v1; v2 picks h264 .mp4 or VP9 .webm per clip).",
 )
-def forge(outdir: Path, count: int, seed: int, fmt: str) -> None:
+@click.option(
+    "--v2",
+    "v2",
+    is_flag=True,
+    help="Forge v2: textured scenes, several objects, camera pans and zooms, light drift, "
+    "10-30 fps, 256-1280 px, h264/VP9; also freezes, glitches and duplicates.",
+)
+@click.option(
+    "--max-side", type=int, default=None, help="v2: largest frame side allowed (e.g. 640)."
+)
+def forge(outdir: Path, count: int, seed: int, fmt: str, v2: bool, max_side: int | None) -> None:
     """Write synthetic pick-and-place clips (clean and with injected failures) + manifest.jsonl."""
     console = Console(stderr=True)
     with console.status(f"forging {count} clips …"):
-        rows = forge_set(outdir, count, seed, suffix=f".{fmt}")
+        if v2:
+            from gaze.bench.forge2 import forge_set as forge_v2
+
+            rows = forge_v2(outdir, count, seed, max_side=max_side)
+        else:
+            from gaze.bench.forge import forge_set
+
+            rows = forge_set(outdir, count, seed, suffix=f".{fmt}")
     kinds = Counter(e.type for r in rows for e in r.events)
     clean = sum(1 for r in rows if not r.events)
     summary = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))

@@ -10,6 +10,26 @@ MAX_TIME_S = 1e6
 """No clip is longer than this (11.6 days): a larger time is a broken input, not a span."""
 
 
+class EvidenceRegion(BaseModel):
+    """Where one frame shows the evidence: a box in that frame, so a reader can check by eye."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
+
+    t_s: float = Field(ge=0, le=MAX_TIME_S)
+    """Time of the frame the box is drawn on, seconds from the first frame."""
+    box: tuple[float, float, float, float]
+    """``(x0, y0, x1, y1)`` as fractions of the frame's width and height, ``0 <= x0 <= x1 <= 1``."""
+    label: str = ""
+    """What the box shows in that frame (``before``, ``after``, ``track 3``...)."""
+
+    @model_validator(mode="after")
+    def _check_box(self) -> EvidenceRegion:
+        x0, y0, x1, y1 = self.box
+        if not (0 <= x0 <= x1 <= 1 and 0 <= y0 <= y1 <= 1):
+            raise ValueError(f"box {self.box} is not (x0, y0, x1, y1) within [0, 1]")
+        return self
+
+
 class Event(BaseModel):
     """One failure event: what failed, when, how badly, and what shows it."""
 
@@ -33,6 +53,8 @@ class Event(BaseModel):
     """Predictor's confidence in [0, 1]; predictions only (None on references)."""
     dimensions: list[str] = Field(default_factory=list)
     """All implicated dimensions, primary first; filled with the primary when empty."""
+    regions: list[EvidenceRegion] = Field(default_factory=list)
+    """Frames and boxes that show the event (pixel events name the region that changed)."""
 
     @model_validator(mode="after")
     def _check_against_codebook(self) -> Event:

@@ -2,7 +2,8 @@
 
 Containers lie (an audio track longer than the video, a missing frame count, a truncated file),
 so metadata comes from decoding; the container's claims are kept only to warn when they differ.
-Skipped frames are grabbed but never converted (``retrieve``), which is most of the cost saved.
+Every frame is converted once for the cheap per-frame differences (``gaze.video.steps``); only the
+sampled and analysed ones are resized and measured further.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from gaze.schema.report import ClipInfo
 from gaze.video.frames import analysis_size, encode_jpeg, resize_max_side
 from gaze.video.grid import window_grids
 from gaze.video.spill import BlobStore, Frames, FrameStore
+from gaze.video.steps import FrameSteps, StepMeter
 from gaze.video.windows import SamplingSettings, Window, empty_windows, window_of
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
@@ -39,6 +41,8 @@ class AnalysisFrames:
     sharpness: np.ndarray  # Laplacian variance on a BLUR_MEASURE_SIDE grey frame
     brightness: np.ndarray  # mean grey level, 0-255
     contrast: np.ndarray  # std of grey level
+    steps: FrameSteps | None = None
+    """Every decoded frame's differences to its predecessors (``gaze.video.steps``)."""
 
 
 @dataclass
@@ -125,6 +129,7 @@ def _decode(
     initial: np.ndarray | None = None
     pts_times: list[float] = []
     thumb_size = (0, 0)
+    meter = StepMeter()
     width = height = 0
     index = -1
     capped = False
@@ -143,10 +148,12 @@ def _decode(
             break
         want_sample = t >= next_sample - half_frame
         want_analysis = t >= next_analysis - half_frame
-        if not (want_sample or want_analysis or initial is None):
-            continue
+        # every frame is converted: one-frame glitches and exact change times need them all
         ok, frame = cap.retrieve()
         if not ok or frame is None:
+            continue
+        meter.add(t, frame)
+        if not (want_sample or want_analysis or initial is None):
             continue
         if initial is None:
             height, width = frame.shape[:2]
@@ -233,6 +240,7 @@ def _decode(
         sharpness=m[:, 0],
         brightness=m[:, 1],
         contrast=m[:, 2],
+        steps=meter.result(),
     )
     grids = (
         window_grids(windows, jpegs, settings.max_side, settings.jpeg_quality)

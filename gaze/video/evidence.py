@@ -17,9 +17,11 @@ import numpy as np
 from gaze.schema.codebook import load_codebook
 from gaze.schema.events import Event
 from gaze.video.clip import AnalysisFrames
+from gaze.video.frame_events import freezes, glitches
 from gaze.video.local_change import LocalChange, local_changes
 from gaze.video.runs import near, true_runs
-from gaze.video.signals import REPEAT_SHARE, SAME_PICTURE_DIFF, SignalSeries, distinct_steps
+from gaze.video.signals import SAME_PICTURE_DIFF, SignalSeries, distinct_steps
+from gaze.video.steps import FrameSteps
 
 # -- visual quality ---------------------------------------------------------------------------
 DARK_LEVEL = 35.0
@@ -45,20 +47,8 @@ SHAKE_GAP_FRAMES = 2
 """Shaking runs separated by at most this many quiet frames are one episode."""
 GLITCH_CHANGED_FRACTION = 0.25
 """Share of pixels that must change into a frame for it to be a candidate glitch or cut."""
-GLITCH_MAX_FRAMES = 3
-"""Longest run of frames that can count as a transient glitch."""
-GLITCH_RETURN_RATIO = 0.35
-"""After a glitch the image returns: the change across it is below this share of the jump."""
 CUT_BRIGHTNESS_DELTA = 20.0
 """A persistent global change with a larger brightness jump is lighting, not a camera jump."""
-FROZEN_DIFF = SAME_PICTURE_DIFF
-"""Mean grey difference below which two frames are the same picture (see signals)."""
-FROZEN_MIN_S = 1.0
-"""A freeze must last this long."""
-FROZEN_HOLD_FACTOR = 3.0
-"""In a clip that repeats pictures, a freeze must last this many times its median hold."""
-FROZEN_MOTION_DIFF = 1.5
-"""Mean grey difference that counts as motion on both sides of a freeze (a stall mid-motion)."""
 
 
 def _event(
@@ -74,8 +64,8 @@ def _event(
     return Event(
         dimension=book.dimension_of(ftype),
         type=ftype,
-        start_s=round(start_s, 4),
-        end_s=round(max(start_s, end_s), 4),
+        start_s=round(start_s, 6),  # a frame instant (1/30 s): 4 digits moved it off the frame
+        end_s=round(max(start_s, end_s), 6),
         severity=float(severity or book.type(ftype).default_severity),
         description=description,
         evidence=evidence,
@@ -196,109 +186,82 @@ def camera_shake(sig: SignalSeries) -> tuple[list[Event], list[tuple[int, int]]]
     return events, runs
 
 
-def glitches_and_cuts(
+def cuts(
     frames: AnalysisFrames, sig: SignalSeries, exclude: list[tuple[int, int]]
 ) -> tuple[list[Event], list[tuple[int, int]]]:
-    thumbs = frames.thumbs
-
-    def grey(k: int) -> np.ndarray:
-        # one frame at a time: a float copy of the whole clip took 1.2 GB for 10 minutes
-        return np.asarray(thumbs[k].mean(axis=2))
-
-    n = len(thumbs)
+    """A persistent jump of the whole picture to another view (glitches, which come back, are
+    found on every frame by ``gaze.video.frame_events``)."""
     events, spans = [], []
-    i = 1
-    while i < n:
+    for i in range(1, len(frames.times_s)):
         if sig.changed_fraction[i] < GLITCH_CHANGED_FRACTION or near(i, exclude):
-            i += 1
-            continue
-        jump = float(np.abs(grey(i) - grey(i - 1)).mean())
-        returned_at = None
-        for j in range(i, min(i + GLITCH_MAX_FRAMES, n - 1)):
-            across = float(np.abs(grey(j + 1) - grey(i - 1)).mean())
-            if (
-                across < GLITCH_RETURN_RATIO * jump
-                and sig.changed_fraction[j + 1] >= GLITCH_CHANGED_FRACTION / 2
-            ):
-                returned_at = j
-                break
-        if returned_at is not None:
-            spans.append((i, returned_at))
-            events.append(
-                _event(
-                    "frame_corruption",
-                    sig.times_s[i],
-                    sig.times_s[returned_at],
-                    f"{returned_at - i + 1} frame(s) differ from both neighbours, which match each "
-                    "other: a transient glitch",
-                    [
-                        f"changed pixels into the glitch={sig.changed_fraction[i]:.2f} "
-                        f"(>{GLITCH_CHANGED_FRACTION:g})",
-                        f"difference across it={across:.1f} vs jump={jump:.1f}",
-                    ],
-                    _margin_confidence(sig.changed_fraction[i], GLITCH_CHANGED_FRACTION),
-                )
-            )
-            i = returned_at + 2
             continue
         lighting = abs(sig.brightness[i] - sig.brightness[i - 1]) >= CUT_BRIGHTNESS_DELTA
         panning = float(np.hypot(sig.shift_x[i], sig.shift_y[i])) > SHAKE_SHIFT_PX
-        if not (lighting or panning):
-            spans.append((i, i))
-            events.append(
-                _event(
-                    "camera_instability",
-                    sig.step_start_s[i],
-                    sig.times_s[i],
-                    "the whole image jumps to a different view between two frames (a cut)",
-                    [
-                        f"changed pixels={sig.changed_fraction[i]:.2f} "
-                        f"(>{GLITCH_CHANGED_FRACTION:g}), not returning"
-                    ],
-                    0.6,
-                    severity=3,
-                )
+        if lighting or panning:
+            continue
+        spans.append((i, i))
+        events.append(
+            _event(
+                "camera_instability",
+                sig.step_start_s[i],
+                sig.times_s[i],
+                "the whole image jumps to a different view between two frames (a cut)",
+                [
+                    f"changed pixels={sig.changed_fraction[i]:.2f} "
+                    f"(>{GLITCH_CHANGED_FRACTION:g}), not returning"
+                ],
+                0.6,
+                severity=3,
             )
-        i += 1
+        )
     return events, spans
 
 
-def frozen(sig: SignalSeries) -> list[Event]:
-    still = sig.frame_diff < FROZEN_DIFF
-    still[0] = False
-    runs = true_runs(still)
-    # Clips that repeat every picture for a while (low content rate) freeze all the time; only a
-    # hold far longer than the clip's usual one is a stall.
-    holds = [sig.times_s[e] - sig.times_s[s - 1] for s, e in runs]
-    repeats_common = len(runs) >= 3 and still.mean() > 1.0 - REPEAT_SHARE
-    usual = float(np.median(holds)) if holds and repeats_common else 0.0
-    events = []
-    for (s, e), length in zip(runs, holds, strict=True):
-        if (
-            length < max(FROZEN_MIN_S, FROZEN_HOLD_FACTOR * usual) - 1e-9
-            or s < 2
-            or e + 1 >= len(still)
-        ):
-            continue
-        before = float(sig.frame_diff[max(1, s - 3) : s].max())
-        after = float(sig.frame_diff[e + 1 : e + 4].max())
-        if min(before, after) < FROZEN_MOTION_DIFF:
-            continue
+def _frame_spans(spans_s: list[tuple[float, float]], times: np.ndarray) -> list[tuple[int, int]]:
+    """Spans in seconds as inclusive index spans of the frames at ``times``."""
+    return [
+        (int(np.searchsorted(times, a - 1e-6)), int(np.searchsorted(times, b + 1e-6)) - 1)
+        for a, b in spans_s
+    ]
+
+
+def frame_events(
+    steps: FrameSteps, ignore_s: list[tuple[float, float]]
+) -> tuple[list[Event], list[tuple[float, float]]]:
+    """Glitches and freezes on every decoded frame, outside spans (in seconds) already
+    explained; returns the events and their spans in seconds."""
+    times = steps.times_s
+    ignore = _frame_spans(ignore_s, times)
+    events, spans = [], []
+    for found in glitches(steps, ignore):
+        start, end = float(times[found.first]), float(times[found.last])
         events.append(
             _event(
                 "frame_corruption",
-                sig.times_s[s - 1],
-                sig.times_s[e],
-                f"the picture freezes for {length:.1f} s in the middle of motion, then resumes",
-                [
-                    f"frame difference<{FROZEN_DIFF:g} for {e - s + 1} frames",
-                    f"motion before={before:.1f}, after={after:.1f} (>{FROZEN_MOTION_DIFF:g})",
-                ],
-                0.5,
+                start,
+                end,
+                f"{found.last - found.first + 1} frame(s) differ from both neighbours, which "
+                "match each other: a transient glitch",
+                found.evidence,
+                0.5 + 0.45 * min(1.0, found.strength - 1.0),
+            )
+        )
+        spans.append((start, end))
+    for found in freezes(steps, ignore + _frame_spans(spans, times)):
+        start, end = float(times[found.first]), float(times[found.last])
+        events.append(
+            _event(
+                "frame_corruption",
+                start,
+                end,
+                f"the picture freezes for {end - start:.1f} s in mid-motion, then resumes",
+                found.evidence,
+                0.5 + 0.4 * min(1.0, found.strength - 1.0),
                 severity=2,
             )
         )
-    return events
+        spans.append((start, end))
+    return events, spans
 
 
 def _local_events(changes: list[LocalChange], sig: SignalSeries) -> list[Event]:
@@ -341,26 +304,45 @@ def _span_indices(
     return out
 
 
+def _seconds(spans: list[tuple[int, int]], sig: SignalSeries) -> list[tuple[float, float]]:
+    return [(float(sig.step_start_s[s]), float(sig.times_s[e])) for s, e in spans]
+
+
+def _indices(spans_s: list[tuple[float, float]], sig: SignalSeries) -> list[tuple[int, int]]:
+    """Analysis steps whose interval (step start, frame time] overlaps a span in seconds."""
+    out = []
+    for a, b in spans_s:
+        hits = np.flatnonzero((sig.step_start_s <= b + 1e-6) & (sig.times_s >= a - 1e-6))
+        if hits.size:
+            out.append((int(hits[0]), int(hits[-1])))
+    return out
+
+
 def detect(frames: AnalysisFrames, sig: SignalSeries) -> list[Event]:
     """All candidate events of one clip, sorted by start time."""
     analysis_fps = 1.0 if len(sig.times_s) < 2 else 1.0 / float(np.median(np.diff(sig.times_s)))
     dark_events, dark_runs = low_visibility(sig, analysis_fps)
     # Motion is judged between distinct pictures when the clip repeats most of its frames.
-    reduced = distinct_steps(frames, sig, FROZEN_DIFF)
+    reduced = distinct_steps(frames, sig, SAME_PICTURE_DIFF)
     motion_frames, motion_sig = reduced if reduced else (frames, sig)
     dark_runs_m = _span_indices(dark_runs, sig, motion_sig)
     shake_events, shake_runs_m = camera_shake(motion_sig)
     shake_runs = _span_indices(shake_runs_m, motion_sig, sig)
     blur_events, blur_runs = blur(sig, analysis_fps, dark_runs + shake_runs)
+    explained_s = _seconds(dark_runs + blur_runs + shake_runs, sig)
+    frame_level, frame_spans_s = (
+        frame_events(frames.steps, explained_s) if frames.steps is not None else ([], [])
+    )
     busy = dark_runs_m + shake_runs_m + _span_indices(blur_runs, sig, motion_sig)
-    glitch_events, glitch_spans = glitches_and_cuts(motion_frames, motion_sig, busy)
-    changes = local_changes(motion_frames, motion_sig, exclude=busy + glitch_spans)
+    busy += _indices(frame_spans_s, motion_sig)
+    cut_events, cut_spans = cuts(motion_frames, motion_sig, busy)
+    changes = local_changes(motion_frames, motion_sig, exclude=busy + cut_spans)
     events = (
         dark_events
         + shake_events
         + blur_events
-        + glitch_events
-        + frozen(sig)
+        + frame_level
+        + cut_events
         + _local_events(changes, motion_sig)
     )
     return sorted(events, key=lambda ev: (ev.start_s, ev.type))

@@ -133,6 +133,7 @@ def distinct_steps(
         sharpness=frames.sharpness[keep],
         brightness=frames.brightness[keep],
         contrast=frames.contrast[keep],
+        steps=frames.steps,
     )
     starts = np.concatenate([[frames.times_s[0]], frames.times_s[keep[1:] - 1]])
     return reduced, compute_signals(reduced, step_start_s=starts)

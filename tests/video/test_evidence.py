@@ -10,6 +10,7 @@ from gaze.video.clip import AnalysisFrames, open_clip
 from gaze.video.evidence import detect
 from gaze.video.runs import near, true_runs
 from gaze.video.signals import compute_signals, distinct_steps
+from gaze.video.steps import measure_steps
 
 
 def _events(path):
@@ -43,8 +44,10 @@ def test_every_forge_failure_type_is_a_pixel_type():
 def _frames(pictures: list[np.ndarray], fps: float = 10.0) -> AnalysisFrames:
     thumbs = np.stack(pictures).astype(np.uint8)
     grey = thumbs.mean(axis=3)
+    times = np.arange(len(pictures)) / fps
     return AnalysisFrames(
-        times_s=np.arange(len(pictures)) / fps,
+        times_s=times,
+        steps=measure_steps(thumbs, times),
         thumbs=thumbs,
         sharpness=np.full(len(pictures), 500.0),
         brightness=grey.mean(axis=(1, 2)),

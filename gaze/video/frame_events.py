@@ -1,0 +1,164 @@
+"""Glitches and freezes, judged on every decoded frame (``gaze.video.steps``).
+
+A glitch is a run of 1..LAG-1 frames that differ from both neighbours while the neighbours match
+each other: frames k..k+L-1 jump away from frame k-1 and back to frame k+L. Motion never does
+that (what moves from k-1 to k keeps going), and shaking does it on every frame, so the frames
+just outside the run must be calm.
+
+A freeze is a run of repeated pictures in the middle of motion: the picture stops while the
+steps just before and just after it move. A legitimate hold slows down first (the robot
+decelerates), so the step into the still run is small. "Repeated" is judged against the clip's
+own noise: encoders change the first repeats a little, and a clean still scene still has
+sensor noise, which heavy compression may or may not remove.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gaze.video.runs import true_runs
+from gaze.video.steps import LAG, FrameSteps
+
+GLITCH_MIN_JUMP = 2.0
+"""Mean grey change into and out of a glitch, at least (0-255 levels on the sample grid)."""
+GLITCH_RATIO = 2.5
+"""(jump in + jump out) / difference across the glitch, at least: the picture comes back."""
+GLITCH_CALM = 0.6
+"""The steps just before and after a glitch move at most this share of its smaller jump."""
+STILL_SHARE = 0.2
+"""A step is a repeat when its difference is below this share of the clip's median step..."""
+STILL_CAP = 0.5
+"""...and below this many grey levels in any case (an encoder's touch on a repeated frame)."""
+FREEZE_MIN_S = 0.4
+"""A freeze lasts at least this long..."""
+FREEZE_MIN_FRAMES = 3
+"""...and at least this many repeated frames."""
+FREEZE_MOTION = 1.2
+"""Grey-level change of the steps around a freeze that counts as motion, at least..."""
+FREEZE_MOTION_SHARE = 4.0
+"""...and at least this many times the repeat level."""
+FREEZE_HOLD_FACTOR = 6.0
+"""In a clip that repeats pictures all along (low content rate), a freeze must last this many
+times its usual hold."""
+COMMON_REPEATS = 0.4
+"""Share of repeated steps above which repeating is the clip's normal rhythm."""
+
+
+@dataclass
+class FrameEvent:
+    kind: str
+    """``glitch`` or ``freeze``."""
+    first: int
+    last: int
+    """Decoded frame indices: the damaged run (glitch), or the last moving frame through the
+    last repeat (freeze)."""
+    evidence: list[str]
+    strength: float
+    """How far past its threshold the event is, >= 1."""
+
+
+Spans = Sequence[tuple[int, int]]
+
+
+def _touches(first: int, last: int, spans: Spans) -> bool:
+    return any(first <= e and s <= last for s, e in spans)
+
+
+def glitches(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
+    """Glitches outside ``ignore`` (decoded-frame spans already explained: shaking, darkness)."""
+    d = steps.diff
+    n = len(d)
+    found: list[FrameEvent] = []
+    k = 1
+    while k < n - 1:
+        hit = None
+        for length in range(1, LAG):
+            out_at = k + length
+            if out_at >= n:
+                break
+            jump_in, jump_out = d[k, 0], d[out_at, 0]
+            across = d[out_at, length]
+            smaller = min(jump_in, jump_out)
+            if not smaller >= GLITCH_MIN_JUMP:
+                continue
+            ratio = (jump_in + jump_out) / max(across, 0.5)
+            calm_before = d[k - 1, 0] if k >= 2 else 0.0
+            calm_after = d[out_at + 1, 0] if out_at + 1 < n else 0.0
+            calm = max(calm_before, calm_after)
+            if ratio >= GLITCH_RATIO and calm <= GLITCH_CALM * smaller:
+                hit = FrameEvent(
+                    "glitch",
+                    k,
+                    out_at - 1,
+                    [
+                        f"{length} frame(s) jump away by {jump_in:.1f} and back by {jump_out:.1f} "
+                        f"grey levels (>= {GLITCH_MIN_JUMP:g}) while the frames around them "
+                        f"differ by {across:.1f} (ratio {ratio:.1f} >= {GLITCH_RATIO:g})",
+                        f"neighbouring steps calm: {calm:.1f} <= {GLITCH_CALM:g} x {smaller:.1f}",
+                    ],
+                    ratio / GLITCH_RATIO,
+                )
+                break
+        if hit and _touches(hit.first - 1, hit.last + 1, ignore):
+            hit = None
+        if hit:
+            found.append(hit)
+            k = hit.last + 2
+        else:
+            k += 1
+    return found
+
+
+def still_level(steps: FrameSteps) -> float:
+    """Difference below which a step repeats the picture, learned from the clip's steps."""
+    first = steps.diff[1:, 0]
+    moving = first[first > STILL_CAP]
+    typical = float(np.median(moving)) if moving.size else STILL_CAP
+    return min(STILL_CAP, STILL_SHARE * typical)
+
+
+def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
+    """Freezes whose run and bounding steps touch no ``ignore`` span (a glitch is no motion, and
+    darkness flattens every step)."""
+    d1 = steps.diff[:, 0]
+    n = len(d1)
+    if n < 4:
+        return []
+    level = still_level(steps)
+    still = np.zeros(n, dtype=bool)
+    still[1:] = d1[1:] < level
+    runs = true_runs(still)
+    times = steps.times_s
+    holds = [times[e] - times[s - 1] for s, e in runs]
+    rhythm = len(runs) >= 3 and still.mean() > COMMON_REPEATS
+    usual = float(np.median(holds)) if rhythm else 0.0
+    motion = max(FREEZE_MOTION, FREEZE_MOTION_SHARE * level)
+    found = []
+    for (s, e), length in zip(runs, holds, strict=True):
+        if s < 2 or e + 1 >= n or e - s + 1 < FREEZE_MIN_FRAMES:
+            continue
+        if _touches(s - 2, e + 1, ignore):
+            continue
+        if length < max(FREEZE_MIN_S, FREEZE_HOLD_FACTOR * usual) - 1e-9:
+            continue
+        before = float(np.max(d1[max(1, s - 2) : s]))
+        after = float(d1[e + 1])
+        if min(before, after) < motion:
+            continue
+        found.append(
+            FrameEvent(
+                "freeze",
+                s - 1,
+                e,
+                [
+                    f"{e - s + 1} frames repeat the picture (step < {level:.2f} grey levels, "
+                    "learned from the clip)",
+                    f"motion just before {before:.1f} and just after {after:.1f} (>= {motion:.1f})",
+                ],
+                min(before, after) / motion,
+            )
+        )
+    return found

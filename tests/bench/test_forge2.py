@@ -1,0 +1,68 @@
+"""Forge v2: deterministic clips whose truth sits on frame instants, and the pixel default finds
+the frame-level failures it injects at the exact frames, at 30 fps as at 10."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from gaze.bench.forge2 import KINDS, TYPE_OF, forge_frames, forge_set
+from gaze.bench.forge2.encode import encode
+from gaze.bench.forge2.forge import Look
+from gaze.matching.spans import frame_iou
+from gaze.pixel_diagnosis import diagnose_pixels
+from gaze.schema.inputs import ClipInput
+
+
+def test_same_seed_same_frames_and_truth_on_frame_instants():
+    a, look, _, events, legit = forge_frames(11, ["freeze"], max_side=320)
+    b, *_ = forge_frames(11, ["freeze"], max_side=320)
+    assert len(a) == len(b) and all((x == y).all() for x, y in zip(a, b, strict=True))
+    assert max(look.size) <= 320 and "carry" in legit
+    (event,) = events
+    for t in (event["start_s"], event["end_s"]):
+        assert t * look.fps == pytest.approx(round(t * look.fps), abs=1e-4)
+    # the frozen frames repeat the last moving one exactly (before encoding)
+    first, last = round(event["start_s"] * look.fps), round(event["end_s"] * look.fps)
+    assert all((a[k] == a[first]).all() for k in range(first, last + 1))
+    assert not (a[first - 1] == a[first]).all()
+
+
+def test_set_cycles_kinds_and_scene_truth_names_boxes(tmp_path):
+    rows = forge_set(tmp_path, 5, seed=4, max_side=256)
+    assert [r.metadata["injected"] for r in rows] == [[], *([k] for k in KINDS[1:5])]
+    manifest = [json.loads(x) for x in (tmp_path / "manifest.jsonl").read_text().splitlines()]
+    assert [m["clip_id"] for m in manifest] == [r.clip_id for r in rows]
+    for row in rows[1:]:
+        (event,) = row.events
+        assert event.type == TYPE_OF[row.metadata["injected"][0]]
+        assert event.regions, "scene failures name where they happen"
+        for region in event.regions:
+            assert event.start_s <= region.t_s <= event.end_s
+            x0, y0, x1, y1 = region.box
+            assert 0 < x0 < x1 < 1 and 0 < y0 < y1 < 1
+        assert (tmp_path / row.video).is_file()
+
+
+@pytest.mark.parametrize(
+    ("kind", "fps", "codec"),
+    [("glitch", 30.0, "h264"), ("freeze", 24.0, "vp9"), ("corruption", 15.0, "h264")],
+)
+def test_frame_failures_are_found_at_their_exact_frames(tmp_path, kind, fps, codec):
+    look = Look(fps, (320, 240), codec, "medium")
+    for seed in (21, 22):
+        frames, look, instruction, events, _ = forge_frames(seed, [kind], look=look)
+        path = tmp_path / f"{kind}{seed}.{'mp4' if codec == 'h264' else 'webm'}"
+        encode(frames, path, look.fps, look.codec, look.quality)
+        report = diagnose_pixels(ClipInput(clip_id="c", video=str(path), instruction=instruction))
+        found = [e for e in report.events if e.type == "frame_corruption"]
+        assert len(found) == 1, report.events
+        ref = events[0]
+        iou = frame_iou(
+            (np.array([found[0].start_s]), np.array([found[0].end_s])),
+            (np.array([ref["start_s"]]), np.array([ref["end_s"]])),
+            fps,
+        )
+        assert iou[0, 0] == pytest.approx(1.0), (found[0], ref)
