@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from gaze.schema.codebook import load_codebook
-from gaze.schema.events import Event
+from gaze.schema.events import Event, EvidenceRegion
 from gaze.video.clip import AnalysisFrames
 from gaze.video.frame_events import freezes, glitches
 from gaze.video.local_change import LocalChange, local_changes
@@ -59,6 +59,7 @@ def _event(
     evidence: list[str],
     confidence: float,
     severity: float | None = None,
+    regions: list[EvidenceRegion] | None = None,
 ) -> Event:
     book = load_codebook().codebook
     return Event(
@@ -70,6 +71,7 @@ def _event(
         description=description,
         evidence=evidence,
         confidence=round(min(max(confidence, 0.05), 0.95), 3),
+        regions=regions or [],
     )
 
 
@@ -278,6 +280,16 @@ def _local_events(changes: list[LocalChange], sig: SignalSeries) -> list[Event]:
             else f"{len(group)} regions at once: " + "; ".join(c.description for c in group)
         )
         evidence = [e for c in group for e in c.evidence]
+        regions = [
+            # the picture before a step is shown until the step starts (repeats included)
+            EvidenceRegion(
+                t_s=round(float(sig.step_start_s[i] if k < i else sig.times_s[k]), 6),
+                box=box,
+                label=label,
+            )
+            for c in group
+            for k, box, label in c.boxes
+        ]
         events.append(
             _event(
                 ftype,
@@ -286,6 +298,7 @@ def _local_events(changes: list[LocalChange], sig: SignalSeries) -> list[Event]:
                 description,
                 evidence,
                 max(c.confidence for c in group),
+                regions=regions,
             )
         )
     return events

@@ -40,6 +40,9 @@ RING_PX = 4
 """Radius of surroundings used to predict the background of a region, thumbnail px."""
 
 
+Box = tuple[float, float, float, float]
+
+
 @dataclass
 class LocalChange:
     index: int
@@ -47,11 +50,15 @@ class LocalChange:
     description: str
     evidence: list[str] = field(default_factory=list)
     confidence: float = 0.5
+    boxes: list[tuple[int, Box, str]] = field(default_factory=list)
+    """(analysis frame index, box as fractions of the frame, what it shows) for each region."""
 
 
 @dataclass(eq=False)
 class _Region:
     mask: np.ndarray
+    box: Box
+    """The changed area's bounding box, as fractions of the frame's width and height."""
     centre: tuple[float, float]
     before: float
     after: float
@@ -108,8 +115,17 @@ def _regions(frames: AnalysisFrames, i: int) -> list[_Region]:
             continue
         before, colour_before = _presence(thumbs[i - 1], mask)
         after, colour_after = _presence(thumbs[i], mask)
+        h, w = mask.shape
+        x, y = stats[label, cv2.CC_STAT_LEFT], stats[label, cv2.CC_STAT_TOP]
+        bw, bh = stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]
+        box = (
+            round(x / w, 4),
+            round(y / h, 4),
+            round((x + bw) / w, 4),
+            round((y + bh) / h, 4),
+        )
         out.append(
-            _Region(mask, tuple(centroids[label]), before, after, colour_before, colour_after)
+            _Region(mask, box, tuple(centroids[label]), before, after, colour_before, colour_after)
         )
     return out
 
@@ -161,6 +177,7 @@ def local_changes(
                         f"{twin.before:.0f}->{twin.after:.0f}",
                     ],
                     confidence=0.7,
+                    boxes=[(i - 1, gone.box, "before"), (i, twin.box, "after")],
                 )
             )
         for r in vanished:
@@ -176,6 +193,7 @@ def local_changes(
                         "region stable before and after the step",
                     ],
                     confidence=0.6,
+                    boxes=[(i - 1, r.box, "before")],
                 )
             )
         for r in appeared:
@@ -191,6 +209,7 @@ def local_changes(
                         "region stable before and after the step",
                     ],
                     confidence=0.6,
+                    boxes=[(i, r.box, "after")],
                 )
             )
     return found

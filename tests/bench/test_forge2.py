@@ -66,3 +66,28 @@ def test_frame_failures_are_found_at_their_exact_frames(tmp_path, kind, fps, cod
             fps,
         )
         assert iou[0, 0] == pytest.approx(1.0), (found[0], ref)
+
+
+def _box_iou(a, b) -> float:
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = w * h
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+@pytest.mark.parametrize("kind", ["teleportation", "disappearance", "hallucination"])
+def test_scene_failures_name_the_region_that_changed(tmp_path, kind):
+    """The pixel event's boxes lie on the object the forge moved, removed or added."""
+    look = Look(10.0, (320, 240), "h264", "high")
+    frames, look, instruction, events, _ = forge_frames(31, [kind], look=look)
+    path = tmp_path / "clip.mp4"
+    encode(frames, path, look.fps, look.codec, look.quality)
+    report = diagnose_pixels(ClipInput(clip_id="c", video=str(path), instruction=instruction))
+    ref = events[0]
+    found = [e for e in report.events if e.type == ref["type"]]
+    assert len(found) == 1, report.events
+    assert (found[0].start_s, found[0].end_s) == (ref["start_s"], ref["end_s"])
+    for truth in ref["regions"]:
+        shown = [r for r in found[0].regions if r.label == truth["label"]]
+        assert shown and shown[0].t_s == truth["t_s"]
+        assert _box_iou(shown[0].box, truth["box"]) > 0.5, (shown[0].box, truth["box"])
