@@ -91,3 +91,14 @@ def test_scene_failures_name_the_region_that_changed(tmp_path, kind):
         shown = [r for r in found[0].regions if r.label == truth["label"]]
         assert shown and shown[0].t_s == truth["t_s"]
         assert _box_iou(shown[0].box, truth["box"]) > 0.5, (shown[0].box, truth["box"])
+
+
+def test_forge_v2_from_the_command_line(tmp_path, capsys):
+    from gaze.cli.main import run
+
+    out = tmp_path / "f2"
+    assert run(["forge", str(out), "--v2", "--count", "2", "--seed", "9", "--max-side", "256"]) == 0
+    rows = [json.loads(x) for x in (out / "manifest.jsonl").read_text().splitlines()]
+    assert [r["metadata"]["injected"] for r in rows] == [[], ["teleportation"]]
+    assert all(r["generator"] == "gaze-forge-v2" and (out / r["video"]).is_file() for r in rows)
+    assert "wrote 2 clips (1 clean" in capsys.readouterr().err
