@@ -21,7 +21,9 @@ Frames = list[np.ndarray]
 Busy = list[tuple[int, int]]
 
 
-def _event(ftype: str, start: int, end: int, fps: float, description: str, evidence: str) -> dict:
+def reference_event(
+    ftype: str, start: int, end: int, fps: float, description: str, evidence: str
+) -> dict:
     book = load_codebook().codebook
     return {
         "dimension": book.dimension_of(ftype),
@@ -63,7 +65,7 @@ def teleportation(roll: Rollout, rng: np.random.Generator, busy: Busy) -> dict:
     new_x = place_blocks(rng, 1, avoid=taken)[0].x
     for state in roll.states[k:]:
         state.blocks[idx].x = new_x
-    return _event(
+    return reference_event(
         "object_teleportation",
         k - 1,
         k,
@@ -80,7 +82,7 @@ def disappearance(roll: Rollout, rng: np.random.Generator, busy: Busy) -> dict:
     k = _free_frame(rng, len(roll.states), busy, 1, lambda f: _far_from_arm(roll, block, f))
     for state in roll.states[k:]:
         state.blocks[idx].visible = False
-    return _event(
+    return reference_event(
         "object_disappearance",
         k - 1,
         k,
@@ -99,7 +101,7 @@ def hallucination(roll: Rollout, rng: np.random.Generator, busy: Busy) -> dict:
     k = _free_frame(rng, len(roll.states), busy, 1, lambda f: _far_from_arm(roll, block, f))
     for state in roll.states[k:]:
         state.extra.append(Block(colour, block.x, block.y, block.size))
-    return _event(
+    return reference_event(
         "object_hallucination",
         k - 1,
         k,
@@ -120,7 +122,7 @@ def frame_corruption(frames: Frames, fps: float, rng: np.random.Generator, busy:
                 if rng.random() < 0.5:
                     img[y : y + cell, x : x + cell] = rng.integers(0, 256, 3)
         frames[f] = img
-    return _event(
+    return reference_event(
         "frame_corruption",
         k,
         k + length - 1,
@@ -139,7 +141,7 @@ def blur(frames: Frames, fps: float, rng: np.random.Generator, busy: Busy) -> di
     k = _free_frame(rng, len(frames), busy, length, lambda f: True)
     for f in range(k, k + length):
         frames[f] = cv2.GaussianBlur(frames[f], (0, 0), 3.5)
-    return _event(
+    return reference_event(
         "blur",
         k,
         k + length - 1,
@@ -154,7 +156,7 @@ def low_visibility(frames: Frames, fps: float, rng: np.random.Generator, busy: B
     k = _free_frame(rng, len(frames), busy, length, lambda f: True)
     for f in range(k, k + length):
         frames[f] = (frames[f].astype(np.float32) * 0.12).astype(np.uint8)
-    return _event(
+    return reference_event(
         "low_visibility",
         k,
         k + length - 1,
@@ -173,7 +175,7 @@ def camera_instability(frames: Frames, fps: float, rng: np.random.Generator, bus
         frames[f] = cv2.warpAffine(
             frames[f], matrix, (WIDTH, HEIGHT), borderMode=cv2.BORDER_REPLICATE
         )
-    return _event(
+    return reference_event(
         "camera_instability",
         k,
         k + length - 1,

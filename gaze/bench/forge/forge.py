@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -71,8 +71,11 @@ def forge_clip(
     )
 
 
-def forge_set(outdir: Path, count: int, seed: int, suffix: str = ".mp4") -> list[ManifestClip]:
-    """``count`` clips cycling through clean and each failure kind, plus ``manifest.jsonl``."""
+def forge_many(
+    outdir: Path, count: int, kinds: Sequence[str], make: Callable[[Path, int, str], ManifestClip]
+) -> list[ManifestClip]:
+    """``count`` clips cycling through ``kinds``, each made by ``make(outdir, i, kind)``, plus
+    ``manifest.jsonl`` (written atomically once every clip exists); forge v1 and v2 share it."""
     if count < 1:
         raise GazeInputError("--count must be at least 1")
     outdir = Path(outdir)
@@ -80,13 +83,18 @@ def forge_set(outdir: Path, count: int, seed: int, suffix: str = ".mp4") -> list
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise GazeInputError(f"cannot create {outdir}: {exc.strerror}") from exc
-    rows = []
-    for i in range(count):
-        kind = KINDS[i % len(KINDS)]
-        failures = [] if kind == "clean" else [kind]
-        clip_seed = seed * 100_003 + i
-        name = f"forge_s{seed}_{i:04d}_{kind}{suffix}"
-        rows.append(forge_clip(outdir / name, clip_seed, failures))
+    rows = [make(outdir, i, kinds[i % len(kinds)]) for i in range(count)]
     lines = [json.dumps(r.model_dump(mode="json", exclude_none=True)) for r in rows]
     atomic_write_text(outdir / "manifest.jsonl", "\n".join(lines) + "\n")
     return rows
+
+
+def forge_set(outdir: Path, count: int, seed: int, suffix: str = ".mp4") -> list[ManifestClip]:
+    """``count`` clips cycling through clean and each failure kind, plus ``manifest.jsonl``."""
+
+    def make(folder: Path, i: int, kind: str) -> ManifestClip:
+        failures = [] if kind == "clean" else [kind]
+        name = f"forge_s{seed}_{i:04d}_{kind}{suffix}"
+        return forge_clip(folder / name, seed * 100_003 + i, failures)
+
+    return forge_many(outdir, count, KINDS, make)

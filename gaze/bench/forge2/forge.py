@@ -4,7 +4,6 @@ h264 or VP9 at several qualities), with injected failures whose truth is exact."
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from gaze.atomic import atomic_write_text
+from gaze.bench.forge.forge import forge_many
 from gaze.bench.forge2.camera import shoot
 from gaze.bench.forge2.encode import CODECS, encode
 from gaze.bench.forge2.inject import INJECTIONS, TYPE_OF, Plan
@@ -118,19 +117,10 @@ def forge_set(
 ) -> list[ManifestClip]:
     """``count`` clips cycling through ``kinds`` (clean and each injection), plus
     ``manifest.jsonl``."""
-    if count < 1:
-        raise GazeInputError("--count must be at least 1")
-    outdir = Path(outdir)
-    try:
-        outdir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise GazeInputError(f"cannot create {outdir}: {exc.strerror}") from exc
-    rows = []
-    for i in range(count):
-        kind = kinds[i % len(kinds)]
-        name = f"forge2_s{seed}_{i:04d}_{kind}"
+
+    def make(folder: Path, i: int, kind: str) -> ManifestClip:
         injected = [] if kind == "clean" else [kind]
-        rows.append(forge_clip(outdir / name, seed * 100_003 + i, injected, max_side=max_side))
-    lines = [json.dumps(r.model_dump(mode="json", exclude_none=True)) for r in rows]
-    atomic_write_text(outdir / "manifest.jsonl", "\n".join(lines) + "\n")
-    return rows
+        name = f"forge2_s{seed}_{i:04d}_{kind}"
+        return forge_clip(folder / name, seed * 100_003 + i, injected, max_side=max_side)
+
+    return forge_many(outdir, count, kinds, make)

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
+from gaze.bench.forge.failures import reference_event
 from gaze.bench.forge2.camera import to_output, world_to_output
 from gaze.bench.forge2.script import Rollout, free_spot
 from gaze.bench.forge2.world import PALETTE, SHAPES, Thing, _ik
-from gaze.schema.codebook import load_codebook
 
 Busy = list[tuple[int, int]]
 Shake = dict[int, tuple[float, float, float]]
@@ -41,18 +41,9 @@ class Plan:
 def _event(
     plan: Plan, ftype: str, kind: str, start: int, end: int, description: str, regions=()
 ) -> dict:
-    book = load_codebook().codebook
-    fps = plan.roll.fps
-    return {
-        "dimension": book.dimension_of(ftype),
-        "type": ftype,
-        "start_s": round(start / fps, 6),
-        "end_s": round(end / fps, 6),
-        "severity": float(book.type(ftype).default_severity),
-        "description": description,
-        "evidence": [f"forge v2: {kind}"],
-        "regions": list(regions),
-    }
+    """Forge v1's reference event, with v2's kind in the evidence and the regions."""
+    event = reference_event(ftype, start, end, plan.roll.fps, description, f"forge v2: {kind}")
+    return {**event, "regions": list(regions)}
 
 
 def _window(plan: Plan, length: int, ok: Callable[[int], bool], margin_s: float = 1.0) -> int:
