@@ -235,7 +235,8 @@ def frame_events(
     times = steps.times_s
     ignore = _frame_spans(ignore_s, times)
     events, spans = [], []
-    for found in glitches(steps, ignore):
+    found_glitches = glitches(steps, ignore)
+    for found in found_glitches:
         start, end = float(times[found.first]), float(times[found.last])
         events.append(
             _event(
@@ -249,7 +250,7 @@ def frame_events(
             )
         )
         spans.append((start, end))
-    for found in freezes(steps, ignore + _frame_spans(spans, times)):
+    for found in freezes(steps, ignore + [(g.first, g.last) for g in found_glitches]):
         start, end = float(times[found.first]), float(times[found.last])
         events.append(
             _event(

@@ -33,14 +33,6 @@ class FrameSteps:
     diff: np.ndarray
     """(N, LAG): diff[k, j] = mean |grey_k - grey_(k-1-j)| on the sample grid, 0-255; NaN where
     frame k-1-j does not exist."""
-    brightness: np.ndarray
-    """Mean grey level of each frame's sample, 0-255."""
-
-    def lag(self, k: int, back: int) -> float:
-        """Difference between frame k and frame k-back (1 <= back <= LAG); NaN out of range."""
-        if not 0 <= k < len(self.times_s) or not 1 <= back <= LAG:
-            return float("nan")
-        return float(self.diff[k, back - 1])
 
 
 class StepMeter:
@@ -50,7 +42,6 @@ class StepMeter:
         self._recent: deque[np.ndarray] = deque(maxlen=LAG)
         self._times: list[float] = []
         self._diffs: list[list[float]] = []
-        self._bright: list[float] = []
         self._step = 0
 
     def add(self, t: float, frame: np.ndarray) -> None:
@@ -65,13 +56,11 @@ class StepMeter:
         self._diffs.append(row + [float("nan")] * (LAG - len(row)))
         self._recent.append(grey)
         self._times.append(t)
-        self._bright.append(float(cv2.mean(grey)[0]))
 
     def result(self) -> FrameSteps:
         return FrameSteps(
             times_s=np.asarray(self._times, dtype=np.float64),
             diff=np.asarray(self._diffs, dtype=np.float64).reshape(-1, LAG),
-            brightness=np.asarray(self._bright, dtype=np.float64),
         )
 
 

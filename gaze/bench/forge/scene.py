@@ -67,14 +67,22 @@ def background(rng: np.random.Generator) -> np.ndarray:
     return img
 
 
-def _ik(target: tuple[float, float]) -> tuple[tuple[int, int], tuple[int, int]]:
-    """Elbow and wrist positions of the two-link arm reaching ``target`` (elbow to the right)."""
-    bx, by = BASE
-    dx, dy = target[0] - bx, target[1] - by
-    dist = min(max(np.hypot(dx, dy), 1.0), LINK_1 + LINK_2 - 1e-3)
-    cos_elbow = (LINK_1**2 + dist**2 - LINK_2**2) / (2 * LINK_1 * dist)
+def elbow_of(
+    base: tuple[float, float], target: tuple[float, float], links: tuple[float, float]
+) -> tuple[float, float]:
+    """Elbow of a two-link arm from ``base`` reaching ``target`` (elbow to the right); both
+    forges draw their arms with it."""
+    l1, l2 = links
+    dx, dy = target[0] - base[0], target[1] - base[1]
+    dist = min(max(float(np.hypot(dx, dy)), 1.0), l1 + l2 - 1e-3)
+    cos_elbow = (l1**2 + dist**2 - l2**2) / (2 * l1 * dist)
     angle = np.arctan2(dy, dx) - np.arccos(np.clip(cos_elbow, -1, 1))
-    elbow = (bx + LINK_1 * np.cos(angle), by + LINK_1 * np.sin(angle))
+    return (base[0] + l1 * np.cos(angle), base[1] + l1 * np.sin(angle))
+
+
+def _ik(target: tuple[float, float]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Elbow and wrist pixels of v1's arm reaching ``target``."""
+    elbow = elbow_of(BASE, target, (LINK_1, LINK_2))
     return (round(elbow[0]), round(elbow[1])), (round(target[0]), round(target[1]))
 
 

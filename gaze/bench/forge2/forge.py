@@ -57,10 +57,9 @@ def forge_frames(
     rng = np.random.default_rng(seed)
     look = look or pick_look(rng, max_side)
     world_bg = backdrop(rng)
-    width, height = look.size
     for attempt in range(20):  # a rollout may leave no room for an injection: draw another
         try:
-            roll = rollout(np.random.default_rng([seed, attempt]), look.fps, height / width)
+            roll = rollout(np.random.default_rng([seed, attempt]), look.fps)
             plan = Plan(roll, look.size, np.random.default_rng([seed, attempt, 1]))
             events = [INJECTIONS[k](plan) for k in kinds]
             break

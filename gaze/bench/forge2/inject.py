@@ -15,9 +15,10 @@ import cv2
 import numpy as np
 
 from gaze.bench.forge.failures import reference_event
+from gaze.bench.forge.scene import elbow_of
 from gaze.bench.forge2.camera import to_output, world_to_output
 from gaze.bench.forge2.script import Rollout, free_spot
-from gaze.bench.forge2.world import PALETTE, SHAPES, Thing, _ik
+from gaze.bench.forge2.world import PALETTE, SHAPES, Thing
 
 Busy = list[tuple[int, int]]
 Shake = dict[int, tuple[float, float, float]]
@@ -73,7 +74,7 @@ def _segment_distance(p, a, b) -> float:
 def _clear_of_arm(plan: Plan, point: tuple[float, float], k: int, reach: int) -> bool:
     for f in range(max(0, k - reach), min(plan.roll.n, k + reach + 1)):
         arm = plan.roll.states[f].arm
-        elbow = _ik(arm.base, arm.gripper, arm.links)
+        elbow = elbow_of(arm.base, arm.gripper, arm.links)
         if (
             min(
                 _segment_distance(point, arm.base, elbow),
@@ -166,7 +167,7 @@ def disappearance(plan: Plan) -> dict:
 def _appear(plan: Plan, make: Callable[[float, float], Thing], kind: str, what: str) -> dict:
     def ok(k: int) -> bool:
         try:
-            x, y = free_spot(
+            free_spot(
                 np.random.default_rng(k), [*plan.roll.states[k].things], [], plan.roll.cameras[k]
             )
         except ValueError:

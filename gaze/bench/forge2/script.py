@@ -7,6 +7,7 @@ same rollout; the legitimate motions a clip holds are listed so that false alarm
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -128,7 +129,9 @@ def free_spot(
     raise ValueError("no free place on the table")
 
 
-def _camera_path(rng: np.random.Generator, duration: float, aspect: float) -> tuple[str, list]:
+def _camera_path(
+    rng: np.random.Generator, duration: float
+) -> tuple[str, Callable[[float], Camera]]:
     """The camera's kind and a function of time giving its pose."""
     base_w = 420.0
     kind = str(rng.choice(["still", "still", "pan", "zoom", "pan_return"]))
@@ -152,10 +155,10 @@ def _camera_path(rng: np.random.Generator, duration: float, aspect: float) -> tu
             return Camera(cx0 + dx * (u - back), cy0, base_w)
         return Camera(cx0, cy0, base_w)
 
-    return kind, [pose]
+    return kind, pose
 
 
-def rollout(rng: np.random.Generator, fps: float, aspect: float) -> Rollout:
+def rollout(rng: np.random.Generator, fps: float) -> Rollout:
     """One clean rollout: a pick-and-place, maybe a push, a hold and a second pass (a loop)."""
     things = _place(rng, int(rng.integers(3, 6)))
     legit = ["carry"]
@@ -203,7 +206,7 @@ def rollout(rng: np.random.Generator, fps: float, aspect: float) -> Rollout:
     keys.hold(float(rng.uniform(0.3, 0.8)))
     duration = keys.t
 
-    kind, (camera_at,) = _camera_path(rng, duration, aspect)
+    kind, camera_at = _camera_path(rng, duration)
     if kind != "still":
         legit.append(kind)
     drift = rng.random() < 0.5

@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
+from gaze.bench.forge.scene import elbow_of
 
 CANVAS_W, CANVAS_H = 640, 480
 TABLE_Y = 180
@@ -175,15 +176,6 @@ def draw_thing(img: np.ndarray, thing: Thing) -> None:
         cv2.rectangle(img, (x0 + 2, y0 + round(s * 0.15)), (x1 - 2, y1), dark, 1)
 
 
-def _ik(base: tuple[float, float], target: tuple[float, float], links: tuple[float, float]):
-    l1, l2 = links
-    dx, dy = target[0] - base[0], target[1] - base[1]
-    dist = min(max(float(np.hypot(dx, dy)), 1.0), l1 + l2 - 1e-3)
-    cos_elbow = (l1**2 + dist**2 - l2**2) / (2 * l1 * dist)
-    angle = np.arctan2(dy, dx) - np.arccos(np.clip(cos_elbow, -1, 1))
-    return (base[0] + l1 * np.cos(angle), base[1] + l1 * np.sin(angle))
-
-
 def draw_shadow(img: np.ndarray, arm: Arm) -> None:
     """The gripper's soft shadow on the table, straight below it (a light from above)."""
     gx, gy = arm.gripper
@@ -211,7 +203,7 @@ def draw_shadow(img: np.ndarray, arm: Arm) -> None:
 
 
 def draw_arm(img: np.ndarray, arm: Arm, tone: tuple[int, int, int]) -> None:
-    elbow = _ik(arm.base, arm.gripper, arm.links)
+    elbow = elbow_of(arm.base, arm.gripper, arm.links)
     dark = tuple(int(c * 0.5) for c in tone)
     base = (round(arm.base[0]), round(arm.base[1]))
     el = (round(elbow[0]), round(elbow[1]))
