@@ -20,7 +20,7 @@ from gaze.errors import GazeInputError
 from gaze.graph.context import ENVIRONMENT, JUDGES, GazeContext, default_of, description_of
 from gaze.models.registry import parse_role_bindings
 from gaze.report.files import report_json, write_html, write_report
-from gaze.report.terminal import render
+from gaze.report.terminal import render, report_console
 from gaze.schema.inputs import ClipInput
 from gaze.schema.report import Report
 
@@ -82,7 +82,12 @@ def _run_graph(request: ClipInput, context: GazeContext, status: Console) -> Rep
     "--html",
     "html_out",
     type=click.Path(path_type=Path),
-    help="Also write a self-contained HTML report here.",
+    help="Also write a self-contained HTML report here (key frames inside, video linked).",
+)
+@click.option(
+    "--embed-video",
+    is_flag=True,
+    help="Inline the video in the HTML report too, so the page works when moved alone.",
 )
 @click.option("--demo", is_flag=True, help="Diagnose the demo clip shipped with gaze.")
 def diagnose(
@@ -95,10 +100,13 @@ def diagnose(
     as_json: bool,
     out: Path | None,
     html_out: Path | None,
+    embed_video: bool,
     demo: bool,
     **options: Any,
 ) -> None:
     """Diagnose one clip: failure events with type, span, severity and evidence."""
+    if embed_video and html_out is None:
+        raise GazeInputError("--embed-video needs --html")
     if demo and clip is not None:
         raise GazeInputError("give either a CLIP or --demo, not both")
     if demo:
@@ -134,10 +142,10 @@ def diagnose(
     if out is not None:
         write_report(report, out)
     if html_out is not None:
-        write_html(report, html_out)
+        write_html(report, html_out, clip, embed_video)
     if as_json:
         sys.stdout.write(report_json(report))
     else:
-        render(report, Console())
+        render(report, report_console())
         if out is not None:
             status.print(f"report written to {out}")

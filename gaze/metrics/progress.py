@@ -137,3 +137,17 @@ def aggregate(rows: Sequence[dict[str, float | None]]) -> dict[str, dict[str, fl
         out["mean"][name] = float(np.mean(numbers)) if numbers else None
         out["median"][name] = None if name in BINARY or not numbers else float(np.median(numbers))
     return out
+
+
+def drawdown_spans(p: Sequence[float] | np.ndarray) -> list[tuple[int, int]]:
+    """Index spans ``(first, last)`` of a processed curve where it lies more than
+    ``DRAWDOWN_MIN`` below its running maximum (what DRR measures recovery from)."""
+    q = np.asarray(p, dtype=np.float64)
+    below = (np.maximum.accumulate(q) - q > DRAWDOWN_MIN) if q.size else np.zeros(0, bool)
+    spans: list[tuple[int, int]] = []
+    for i, flag in enumerate(below):
+        if flag and spans and spans[-1][1] == i - 1:
+            spans[-1] = (spans[-1][0], i)
+        elif flag:
+            spans.append((max(i - 1, 0), i))  # from the last point at the peak side
+    return spans

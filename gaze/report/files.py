@@ -1,4 +1,4 @@
-"""Report files: JSON written atomically."""
+"""Report files: JSON and HTML, written atomically."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ def write_report(report: Report, path: str | Path) -> None:
     atomic_write_text(path, report_json(report))
 
 
-def write_html(report: Report, path: str | Path) -> None:
+def write_html(
+    report: Report, path: str | Path, video: Path | None = None, embed_video: bool = False
+) -> None:
+    """The HTML report at ``path``, its video linked relative to it (or inlined)."""
     from gaze.report.html import render_html
 
-    atomic_write_text(path, render_html(report))
+    atomic_write_text(path, render_html(report, Path(path), video, embed_video))

@@ -1,133 +1,328 @@
-"""A self-contained HTML report (no scripts, no external files): header, a timeline of events,
-the events table, judge scores with the progress curve, cross-checks and the run manifest."""
+"""A self-contained HTML report: what is wrong with the clip and the frames that show it.
+
+One file, no external requests: styles and a small script inline, key frames as embedded JPEGs,
+the video linked relative to the page (or inlined with ``embed_video``). Every string from the
+report (model text, instruction, file names) is escaped. Charts share one time axis
+(``gaze.report.svg``) so the video, the timeline and the progress curve stay in step.
+"""
 
 from __future__ import annotations
 
+import base64
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from html import escape
+from importlib.resources import files
+from pathlib import Path
+from urllib.parse import quote
 
+from gaze.metrics.progress import drawdown_spans, unify
+from gaze.report.keyframes import (
+    EVENT_SIDE,
+    STRIP_SIDE,
+    KeyFrame,
+    Still,
+    event_keyframes,
+    grab_stills,
+    merge_frames,
+)
+from gaze.report.svg import SEVERITY_COLOUR, TimeAxis, progress_svg, timeline_svg
 from gaze.report.terminal import severity_level
-from gaze.schema.report import Report
+from gaze.schema.codebook import DIMENSIONS
+from gaze.schema.events import Event
+from gaze.schema.report import KNOWN_FLAGS, Report
+from gaze.video.windows import SamplingSettings, target_times
 
-SEVERITY_COLOUR = {1: "#9aa5b1", 2: "#4aa3df", 3: "#e0a526", 4: "#e5533d", 5: "#9b1c1c"}
-STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:980px;color:#1f2933}
-h1{font-size:1.3rem;margin:0}.dim{color:#616e7c}table{border-collapse:collapse;width:100%}
-th,td{border-bottom:1px solid #e4e7eb;padding:.35rem .5rem;text-align:left;vertical-align:top}
-th{background:#f5f7fa}.sev{color:#fff;border-radius:3px;padding:0 .4rem;font-weight:600}
-.note{background:#fffbea;border-left:3px solid #f0b429;padding:.3rem .6rem;margin:.3rem 0}
-.problem{background:#ffeeee;border-left:3px solid #e12d39;padding:.3rem .6rem;margin:.3rem 0}
-svg{width:100%;height:auto}code{font-size:12px}
-"""
+STRIP_MOST = 240
+"""Most frames in the clip strip; longer clips show every k-th sampled frame (stated)."""
+VIDEO_TYPES = {
+    ".mp4": "video/mp4",
+    ".m4v": "video/mp4",
+    ".webm": "video/webm",
+    ".mov": "video/quicktime",
+    ".ogv": "video/ogg",
+    ".mkv": "video/x-matroska",
+}
+BOX_COLOUR = "#ff2d55"
 
 
-def timeline(report: Report, width: int = 900, row: int = 16) -> str:
-    duration = (
-        report.clip.duration_s
-        if report.clip and report.clip.duration_s > 0
-        else max([e.end_s for e in report.events] + [1.0])
+def _static(name: str) -> str:
+    return files("gaze.report").joinpath("static", name).read_text(encoding="utf-8")
+
+
+@dataclass
+class Media:
+    """What the page shows besides the report itself: the video and decoded frames."""
+
+    video_src: str | None = None
+    video_type: str = ""
+    note: str = ""
+    """Why there is no video or no frames, for the reader."""
+    stills: dict[tuple[float, tuple[int, int]], Still] = field(default_factory=dict)
+
+
+def strip_times(report: Report) -> tuple[list[float], int]:
+    """The sampling instants of the report's windows (from its recorded settings), thinned to
+    at most ``STRIP_MOST``; and the thinning step (1 = every sampled frame)."""
+    if report.clip is None:
+        return [], 1
+    settings = report.manifest.settings
+    default = SamplingSettings()
+    sampling = SamplingSettings(
+        window_s=float(settings.get("window_s", default.window_s)),
+        frames_per_window=int(settings.get("frames_per_window", default.frames_per_window)),
     )
-    events = sorted(report.events, key=lambda e: e.start_s)
-    height = 30 + row * max(1, len(events))
-    parts = [
-        f'<svg viewBox="0 0 {width} {height}" role="img" aria-label="event timeline">',
-        f'<line x1="0" y1="20" x2="{width}" y2="20" stroke="#9aa5b1"/>',
+    times = target_times(report.clip.duration_s, sampling)
+    step = max(1, -(-len(times) // STRIP_MOST))
+    return times[::step], step
+
+
+def video_source(video: Path, page: Path | None, embed: bool) -> str:
+    if embed:
+        mime = VIDEO_TYPES.get(video.suffix.lower(), "video/mp4")
+        return f"data:{mime};base64," + base64.b64encode(video.read_bytes()).decode("ascii")
+    if page is None:
+        return video.resolve().as_uri()
+    relative = os.path.relpath(video.resolve(), page.resolve().parent)
+    return quote(Path(relative).as_posix())
+
+
+def gather_media(
+    report: Report,
+    events: Sequence[Event],
+    page: Path | None,
+    video: Path | None = None,
+    embed_video: bool = False,
+) -> tuple[Media, list[list[KeyFrame]]]:
+    """Decode the frames the page shows (one pass) and point at the video."""
+    info = report.clip
+    plans: list[list[KeyFrame]] = [[] for _ in events]
+    if info is None:
+        return Media(note="The clip could not be decoded; no frames are shown."), plans
+    source = Path(video) if video is not None else Path(info.path)
+    if not source.is_file():
+        return Media(note=f"Video not found at {source}; frames and player are not shown."), plans
+    plans = [event_keyframes(ev, info.duration_s, info.fps) for ev in events]
+    wanted = [(k.t_s, EVENT_SIDE) for plan in plans for k in plan]
+    wanted += [(t, STRIP_SIDE) for t in strip_times(report)[0]]
+    media = Media(
+        video_src=video_source(source, page, embed_video),
+        video_type=VIDEO_TYPES.get(source.suffix.lower(), ""),
+        stills=grab_stills(source, wanted, info.fps),
+    )
+    if not media.stills:
+        media.note = f"{source} could not be decoded here; frames are not shown."
+    return media, plans
+
+
+def _jpeg_uri(still: Still) -> str:
+    return "data:image/jpeg;base64," + base64.b64encode(still.jpeg).decode("ascii")
+
+
+def keyframe_figure(frame: KeyFrame, still: Still) -> str:
+    w, h = still.width, still.height
+    boxes = []
+    for box in frame.boxes:
+        x0, y0, x1, y1 = box.box
+        boxes.append(
+            f'<rect x="{x0 * w:.1f}" y="{y0 * h:.1f}" width="{(x1 - x0) * w:.1f}" '
+            f'height="{(y1 - y0) * h:.1f}" fill="none" stroke="{BOX_COLOUR}" stroke-width="2"/>'
+        )
+        if box.label:
+            boxes.append(
+                f'<text x="{x0 * w + 2:.1f}" y="{max(y0 * h - 3, 10):.1f}" font-size="11" '
+                f'fill="{BOX_COLOUR}" stroke="#fff" stroke-width="0.6">{escape(box.label)}</text>'
+            )
+    return (
+        f'<figure class="kf" data-t="{still.t_s:g}"><svg viewBox="0 0 {w} {h}" width="{w}" '
+        f'height="{h}" role="img" '
+        f'aria-label="{escape(frame.role)} frame at {still.t_s:.2f} s">'
+        f'<image href="{_jpeg_uri(still)}" width="{w}" height="{h}"/>{"".join(boxes)}</svg>'
+        f"<figcaption>{escape(frame.role)} · {still.t_s:.2f} s</figcaption></figure>"
+    )
+
+
+def event_card(index: int, ev: Event, frames: list[KeyFrame], media: Media) -> str:
+    level = severity_level(ev.severity)
+    conf = "" if ev.confidence is None else f" · confidence {ev.confidence:.2f}"
+    evidence = "".join(f"<li>{escape(item)}</li>" for item in ev.evidence)
+    also = [d for d in ev.dimensions if d != ev.dimension]
+
+    def shown_at(t: float) -> float | None:
+        still = media.stills.get((t, EVENT_SIDE))
+        return None if still is None else still.t_s
+
+    figures = [
+        keyframe_figure(frame, media.stills[(wanted, EVENT_SIDE)])
+        for wanted, frame in merge_frames(frames, shown_at)
     ]
-    for second in range(int(duration) + 1):
-        x = width * second / duration
-        parts.append(f'<text x="{x:.1f}" y="12" font-size="9" fill="#616e7c">{second}s</text>')
-    for i, ev in enumerate(events):
-        x0 = width * ev.start_s / duration
-        x1 = max(x0 + 3, width * ev.end_s / duration)
-        y = 26 + i * row
-        colour = SEVERITY_COLOUR[severity_level(ev.severity)]
+    return (
+        f'<section class="event" id="ev-{index}" data-start="{ev.start_s:g}" '
+        f'data-end="{ev.end_s:g}"><header>'
+        f'<button class="seek" data-t="{ev.start_s:g}">&#9654; {ev.start_s:.2f}-'
+        f"{ev.end_s:.2f} s</button><b>{escape(ev.type)}</b>"
+        f'<span class="dim">{escape(ev.dimension)}'
+        + (f" (also {escape(', '.join(also))})" if also else "")
+        + f"</span><span class='sev' style='background:{SEVERITY_COLOUR[level]}'>"
+        f"severity {ev.severity:g}</span><span class='dim'>{conf}</span></header>"
+        f"<div>{escape(ev.description)}</div>"
+        + (f"<ul class='dim'>{evidence}</ul>" if evidence else "")
+        + (f"<div class='kfs'>{''.join(figures)}</div>" if figures else "")
+        + "</section>"
+    )
+
+
+def strip_html(report: Report, media: Media) -> str:
+    times, step = strip_times(report)
+    figures = [
+        f'<figure data-t="{s.t_s:g}"><img src="{_jpeg_uri(s)}" alt="frame at {s.t_s:.2f} s" '
+        f'width="{s.width}" height="{s.height}"><figcaption>{s.t_s:.2f}</figcaption></figure>'
+        for t in times
+        if (s := media.stills.get((t, STRIP_SIDE))) is not None
+    ]
+    if not figures:
+        return ""
+    which = "every sampled frame" if step == 1 else f"every {step}th sampled frame"
+    return (
+        f"<h2>Frames</h2><p class='dim'>{which} of the windows (what a model is shown), "
+        f"in seconds; click one to seek.</p><div class='strip'>{''.join(figures)}</div>"
+    )
+
+
+def status_html(report: Report, media: Media) -> str:
+    """Flags, problems and coverage gaps first, so no reader mistakes a partial report."""
+    parts = []
+    if report.flags:
         parts.append(
-            f'<rect x="{x0:.1f}" y="{y}" width="{x1 - x0:.1f}" height="{row - 4}" '
-            f'fill="{colour}"><title>{escape(ev.type)} {ev.start_s:.2f}-'
-            f"{ev.end_s:.2f} s</title></rect>"
+            "<p>"
+            + "".join(
+                f"<span class='flag' title='{escape(KNOWN_FLAGS.get(f, ''))}'>{escape(f)}</span>"
+                for f in report.flags
+            )
+            + "</p>"
         )
+    a = report.assessment
+    if a.not_assessed:
         parts.append(
-            f'<text x="{min(x1 + 4, width - 150):.1f}" y="{y + row - 6}" '
-            f'font-size="10">{escape(ev.type)}</text>'
+            f"<div class='note'>Not assessed (cannot be called clean): "
+            f"{escape(', '.join(a.not_assessed))}</div>"
         )
-    parts.append("</svg>")
+    if a.incomplete:
+        parts.append(
+            f"<div class='note'>Incomplete (calls gave no usable output): "
+            f"{escape(', '.join(a.incomplete))}</div>"
+        )
+    parts += [f"<div class='problem'>{escape(p)}</div>" for p in report.problems]
+    warnings = report.clip.warnings if report.clip else []
+    parts += [f"<div class='note'>{escape(w)}</div>" for w in warnings]
+    if media.note:
+        parts.append(f"<div class='note'>{escape(media.note)}</div>")
     return "".join(parts)
 
 
-def progress_svg(report: Report, width: int = 900, height: int = 160) -> str:
-    curve = report.progress
-    if curve is None or len(curve.processed) < 1:
-        return ""
-    n = max(len(curve.processed) - 1, 1)
-    points = " ".join(
-        f"{width * i / n:.1f},{height - height * v:.1f}" for i, v in enumerate(curve.processed)
-    )
-    return (
-        f'<svg viewBox="0 0 {width} {height}" role="img" aria-label="progress curve">'
-        f'<rect width="{width}" height="{height}" fill="#f5f7fa"/>'
-        f'<polyline points="{points}" fill="none" stroke="#2680c2" stroke-width="2"/></svg>'
-    )
-
-
-def render_html(report: Report) -> str:
-    info = report.clip
-    meta = (
-        ""
-        if info is None
-        else (
-            f"{info.duration_s:.2f} s · {info.fps:g} fps · "
-            f"{info.frame_count} frames · {info.width}x{info.height}"
-        )
-    )
-    rows = []
-    for ev in sorted(report.events, key=lambda e: (e.start_s, e.end_s)):
-        level = severity_level(ev.severity)
-        evidence = "".join(f"<li>{escape(item)}</li>" for item in ev.evidence)
-        conf = "" if ev.confidence is None else f"{ev.confidence:.2f}"
-        rows.append(
-            f"<tr><td>{ev.start_s:.2f}-{ev.end_s:.2f}</td><td>{escape(ev.dimension)}<br>"
-            f"<b>{escape(ev.type)}</b></td><td><span class='sev' style='background:"
-            f"{SEVERITY_COLOUR[level]}'>{ev.severity:g}</span></td><td>{conf}</td>"
-            f"<td>{escape(ev.description)}<ul class='dim'>{evidence}</ul></td></tr>"
-        )
-    events = (
-        (
-            "<table><tr><th>when (s)</th><th>dimension / type</th><th>sev</th><th>conf</th>"
-            "<th>what and why</th></tr>" + "".join(rows) + "</table>"
-        )
-        if rows
-        else "<p>No failure events found in the sampled frames.</p>"
-    )
-    scores = []
+def judges_html(report: Report, axis: TimeAxis | None) -> str:
+    parts = []
     for name, score in (
         ("Physical adherence (PA)", report.pa),
         ("Instruction alignment (IA)", report.ia),
     ):
         if score is not None:
-            subs = ", ".join(f"{escape(k)} {v}" for k, v in score.subscores.items())
-            scores.append(
+            subs = ", ".join(f"{escape(k)} {v}/2" for k, v in score.subscores.items())
+            parts.append(
                 f"<p><b>{name}: {score.score}/5</b> <span class='dim'>{subs}</span>"
                 f"<br>{escape(score.rationale)}</p>"
             )
-    if report.progress is not None:
-        metrics = ", ".join(
-            f"{k} {v:.2f}" for k, v in report.progress.metrics.items() if v is not None
-        )
-        scores.append(
+    curve = report.progress
+    if curve is not None and curve.processed and axis is not None:
+        metrics = ", ".join(f"{k} {v:.2f}" for k, v in curve.metrics.items() if v is not None)
+        raw = unify(curve.raw).tolist() if curve.raw else []
+        parts.append(
             f"<p><b>Task progress</b> <span class='dim'>{escape(metrics)}</span></p>"
-            + progress_svg(report)
+            "<div class='chart'>"
+            + progress_svg(
+                curve.times_s, raw, curve.processed, drawdown_spans(curve.processed), axis
+            )
+            + "</div>"
         )
-    notes = "".join(f"<div class='note'>{escape(n)}</div>" for n in report.consistency)
-    problems = "".join(f"<div class='problem'>{escape(p)}</div>" for p in report.problems)
+    return "<h2>Judges</h2><div class='scores'>" + "".join(parts) + "</div>" if parts else ""
+
+
+def rejected_html(report: Report) -> str:
+    if not report.rejected:
+        return ""
+    rows = "".join(
+        f"<tr><td><button class='seek' data-t='{r.start_s:g}'>{r.start_s:.2f}-{r.end_s:.2f}"
+        f"</button></td><td>{escape(r.dimension)}<br><b>{escape(r.type)}</b></td>"
+        f"<td>{escape(r.source)}</td><td>{r.confidence:.2f}</td><td>{escape(r.reason)}</td></tr>"
+        for r in report.rejected
+    )
+    return (
+        f"<details><summary>{len(report.rejected)} hypothesis(es) rejected by the critic"
+        "</summary><table><tr><th>when (s)</th><th>dimension / type</th><th>from</th>"
+        f"<th>conf</th><th>critic's reason</th></tr>{rows}</table></details>"
+    )
+
+
+def manifest_html(report: Report) -> str:
     m = report.manifest
+    models = ", ".join(f"{escape(r)} {escape(v)}" for r, v in m.models.items()) or "none"
+    calls = sum(m.calls.values())
+    prompts = ", ".join(f"{escape(p.id)} {escape(p.version)}" for p in m.prompts)
+    return (
+        f"<p class='dim'>models: {models} · {calls} calls ({m.failed_requests} failed) · "
+        f"{m.images} images · {m.input_tokens} in / {m.output_tokens} out tokens · "
+        f"${m.cost_usd:.4f} · {m.wall_time_s:.2f} s<br>gaze {escape(m.gaze_version)} · "
+        f"codebook {escape(m.codebook_version)} <code>{escape(m.codebook_hash)}</code>"
+        + (f" · prompts {prompts}" if prompts else "")
+        + (f" · written {escape(m.created_at)}" if m.created_at else "")
+        + "</p>"
+    )
+
+
+def render_html(
+    report: Report,
+    page: Path | None = None,
+    video: Path | None = None,
+    embed_video: bool = False,
+) -> str:
+    """The report as one HTML page. ``page`` is where it will be written (the video is linked
+    relative to it); ``video`` overrides the clip path recorded in the report."""
+    events = sorted(report.events, key=lambda e: (e.start_s, e.end_s))
+    media, plans = gather_media(report, events, page, video, embed_video)
+    info = report.clip
+    duration = (
+        info.duration_s if info and info.duration_s > 0 else max([e.end_s for e in events] + [1.0])
+    )
+    axis = TimeAxis(duration)
+    meta = (
+        ""
+        if info is None
+        else f"{info.duration_s:.2f} s · {info.fps:g} fps · {info.frame_count} frames · "
+        f"{info.width}x{info.height}"
+    )
+    player = (
+        f"<div class='player'><video id='player' controls preload='metadata' "
+        f"src='{escape(media.video_src)}'></video><span class='dim'>at <span id='now'>0.00 s"
+        "</span></span></div>"
+        if media.video_src
+        else ""
+    )
+    cards = "".join(event_card(i, ev, plans[i], media) for i, ev in enumerate(events))
+    listing = cards or "<p>No failure events found in the sampled frames.</p>"
+    notes = "".join(f"<div class='note'>{escape(n)}</div>" for n in report.consistency)
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>gaze · {escape(report.clip_id)}</title><style>{STYLE}</style></head><body>"
-        f"<h1>{escape(report.clip_id)}</h1><p>{escape(report.instruction)}<br>"
-        f"<span class='dim'>{escape(meta)}</span></p>"
-        f"<h2>Timeline</h2>{timeline(report)}<h2>Events</h2>{events}"
-        + ("<h2>Judges</h2>" + "".join(scores) if scores else "")
-        + f"{notes}{problems}<p class='dim'><i>{escape(report.assessment.note)}</i></p>"
-        f"<p class='dim'>flags: {escape(', '.join(report.flags) or 'none')} · gaze "
-        f"{escape(m.gaze_version)} · codebook {escape(m.codebook_version)} "
-        f"<code>{escape(m.codebook_hash)}</code> · {m.wall_time_s:.2f} s</p></body></html>\n"
+        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
+        f"<title>gaze · {escape(report.clip_id)}</title><style>{_static('report.css')}</style>"
+        f"</head><body><h1>{escape(report.clip_id)}</h1><p>{escape(report.instruction)}<br>"
+        f"<span class='dim'>{escape(meta)} · {len(events)} event(s) · "
+        f"{escape(report.assessment.mode)} mode</span></p>"
+        f"{status_html(report, media)}{player}"
+        f"<h2>Timeline</h2><div class='chart'>"
+        f"{timeline_svg(events, report.assessment.assessed or list(DIMENSIONS), axis)}</div>"
+        f"{strip_html(report, media)}{judges_html(report, axis)}"
+        f"<h2>Events</h2>{listing}{rejected_html(report)}{notes}"
+        f"<p class='dim'><i>{escape(report.assessment.note)}</i></p>{manifest_html(report)}"
+        f"<script>{_static('report.js')}</script></body></html>\n"
     )

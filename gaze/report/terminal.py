@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -43,6 +45,48 @@ def events_table(report: Report) -> Table:
             span, f"{ev.dimension}\n[bold]{ev.type}[/bold]", severity_text(ev.severity), conf, what
         )
     return table
+
+
+WIDE = 100
+"""From this many columns the events are a table; narrower terminals get one block per event,
+which never cuts a word or a span."""
+
+
+def events_blocks(report: Report) -> Group:
+    """Events for a narrow terminal: a heading line per event, then its text indented."""
+    blocks: list[RenderableType] = [Text("Failure events", style="italic")]
+    for ev in sorted(report.events, key=lambda e: (e.start_s, e.end_s)):
+        block = Text()
+        block.append(f"{ev.start_s:.2f}-{ev.end_s:.2f} s  ", style="bold")
+        block.append(ev.type, style="bold")
+        block.append("  sev ")
+        block.append_text(severity_text(ev.severity))
+        if ev.confidence is not None:
+            block.append(f"  conf {ev.confidence:.2f}")
+        block.append(f"  ({ev.dimension})", style="dim")
+        blocks.append(block)
+        blocks.append(Padding(Text(ev.description), (0, 0, 0, 2)))
+        for item in ev.evidence:
+            blocks.append(Padding(Text(f"· {item}", style="dim"), (0, 0, 0, 4)))
+    return Group(*blocks)
+
+
+def terminal_width(default: int = WIDE) -> int:
+    """Columns of the terminal the report reaches: $COLUMNS, else stdout's or stderr's terminal
+    (so ``gaze diagnose ... | less`` still fits the screen), else ``default``."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    for fd in (1, 2):
+        try:
+            return os.get_terminal_size(fd).columns
+        except OSError:
+            continue
+    return default
+
+
+def report_console() -> Console:
+    return Console(width=terminal_width())
 
 
 def judge_lines(report: Report) -> list[Text]:
@@ -96,7 +140,7 @@ def render(report: Report, console: Console) -> None:
         )
     console.print(Panel(header, title="gaze diagnosis", title_align="left"))
     if report.events:
-        console.print(events_table(report))
+        console.print(events_table(report) if console.width >= WIDE else events_blocks(report))
     else:
         console.print(Text("No failure events found in the sampled frames.", style="green"))
     scores = judge_lines(report)

@@ -106,6 +106,14 @@ def open_clip(
         cap.release()
 
 
+def frame_time(cap: cv2.VideoCapture, index: int, fps: float, previous: float | None) -> float:
+    """Time of the frame just grabbed: its timestamp when the container gives a sane one that
+    moves forward, else its index over the frame rate."""
+    pts = cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
+    sane = math.isfinite(pts) and pts >= 0 and (previous is None or pts > previous)
+    return pts if sane else index / fps
+
+
 def _decode(
     cap: cv2.VideoCapture, path: Path, settings: SamplingSettings, encode: bool
 ) -> DecodedClip:
@@ -136,12 +144,7 @@ def _decode(
 
     while cap.grab():
         index += 1
-        pts = cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
-        t = (
-            pts
-            if math.isfinite(pts) and pts >= 0 and (not pts_times or pts > pts_times[-1])
-            else index / fps
-        )
+        t = frame_time(cap, index, fps, pts_times[-1] if pts_times else None)
         pts_times.append(t)
         if t > settings.max_duration_s:
             capped = True
