@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,58 @@ def _isolated_environment(monkeypatch, tmp_path):
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GAZE_CACHE_DIR", str(tmp_path / "gaze-cache"))
+
+
+def _no_browser(reason: str) -> None:
+    if os.environ.get("GAZE_REQUIRE_BROWSER"):  # set by .ci/run, where a skip would hide a gap
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's headless Chromium driven by Playwright (never Playwright's own download)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _no_browser("playwright is not installed (pip install -e '.[dev]')")
+    executable = os.environ.get("GAZE_CHROMIUM") or shutil.which("chromium")
+    if not executable:
+        _no_browser("Chromium not found (apt-get install chromium; .ci/run installs it)")
+    args = [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+    ]
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=executable, args=args)
+        yield browser
+        browser.close()
+
+
+class Watched:
+    """A browser page and every console error or uncaught exception it produced."""
+
+    def __init__(self, browser, width: int) -> None:
+        self.page = browser.new_page(viewport={"width": width, "height": 900})
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.requests: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+
+
+@pytest.fixture
+def browser_page(chromium):
+    opened: list[Watched] = []
+
+    def open_page(width: int = 1280) -> Watched:
+        opened.append(Watched(chromium, width))
+        return opened[-1]
+
+    yield open_page
+    for watched in opened:
+        watched.page.close()
