@@ -66,9 +66,12 @@ def _no_browser(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
-    """Debian's headless Chromium driven by Playwright (never Playwright's own download)."""
+    """Debian's headless Chromium driven by Playwright (never Playwright's own download).
+
+    Per module, not per session: Playwright's sync API keeps an event loop running in the main
+    thread while it is open, and the code under test elsewhere calls ``asyncio.run``."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

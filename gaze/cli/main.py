@@ -30,6 +30,7 @@ COMMANDS = {
     "bench": ("gaze.cli.bench_cmd", "bench", "Benchmark evaluators against human annotations."),
     "progress": ("gaze.cli.progress_metrics_cmd", "progress", "Task-progress curve metrics."),
     "convert": ("gaze.cli.convert_cmd", "convert", "Read peers' files into gaze's formats."),
+    "view": ("gaze.cli.view_cmd", "view", "A static site over benchmark runs (and a server)."),
 }
 """Subcommand -> (module, attribute, one-line help). A command's module is imported only when
 that command runs, so `gaze --version` or `gaze schema` never loads scipy or LangGraph."""

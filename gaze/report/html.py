@@ -285,9 +285,11 @@ def render_html(
     page: Path | None = None,
     video: Path | None = None,
     embed_video: bool = False,
+    back: str | None = None,
 ) -> str:
     """The report as one HTML page. ``page`` is where it will be written (the video is linked
-    relative to it); ``video`` overrides the clip path recorded in the report."""
+    relative to it); ``video`` overrides the clip path recorded in the report; ``back`` links
+    to the page it belongs to (a run viewer's index)."""
     events = sorted(report.events, key=lambda e: (e.start_s, e.end_s))
     media, plans = gather_media(report, events, page, video, embed_video)
     info = report.clip
@@ -314,8 +316,11 @@ def render_html(
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width,initial-scale=1'>"
+        "<link rel='icon' href='data:,'>"
         f"<title>gaze · {escape(report.clip_id)}</title><style>{_static('report.css')}</style>"
-        f"</head><body><h1>{escape(report.clip_id)}</h1><p>{escape(report.instruction)}<br>"
+        "</head><body>"
+        + (f"<p><a href='{escape(back)}'>← run</a></p>" if back else "")
+        + f"<h1>{escape(report.clip_id)}</h1><p>{escape(report.instruction)}<br>"
         f"<span class='dim'>{escape(meta)} · {len(events)} event(s) · "
         f"{escape(report.assessment.mode)} mode</span></p>"
         f"{status_html(report, media)}{player}"

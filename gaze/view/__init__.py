@@ -1,0 +1,1 @@
+"""The run viewer: a static site over benchmark runs (`gaze view`)."""

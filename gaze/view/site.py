@@ -1,0 +1,79 @@
+"""`gaze view`: a static site for one benchmark run (or two, compared): an index, one page per
+clip, and the side-by-side comparison. Pages are written one at a time, atomically, so a clip
+that cannot be shown costs its own page only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gaze.atomic import atomic_write_text
+from gaze.errors import GazeInputError
+from gaze.report.html import render_html
+from gaze.view.compare import clip_folder, compare_html
+from gaze.view.pages import clip_page_name, index_html
+from gaze.view.runs import RunData, load_run
+
+
+@dataclass
+class Site:
+    """What was written, for the command's summary and for serving."""
+
+    folder: Path
+    pages: list[Path] = field(default_factory=list)
+    videos: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def index(self) -> Path:
+        return self.folder / "index.html"
+
+
+def _distinct_labels(runs: Sequence[RunData]) -> None:
+    labels = [r.label for r in runs]
+    for run in runs:
+        if labels.count(run.label) > 1:
+            run.label = f"{run.label} ({run.folder.name})"
+
+
+def build_site(
+    rundirs: Sequence[Path],
+    out: Path | None = None,
+    scores: Sequence[Path] = (),
+    progress: Callable[[str], None] | None = None,
+) -> Site:
+    """Write the viewer for ``rundirs[0]`` (compared with the others, if any) into ``out``
+    (default: ``RUNDIR/view``)."""
+    runs = [load_run(d, list(scores) if i == 0 else None) for i, d in enumerate(rundirs)]
+    _distinct_labels(runs)
+    site = Site(Path(out) if out is not None else Path(rundirs[0]) / "view")
+    try:
+        for index in range(len(runs)):
+            (site.folder / clip_folder(index)).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GazeInputError(f"cannot create {site.folder}: {exc.strerror}") from exc
+    for index, run in enumerate(runs):
+        for clip_id, report in run.reports.items():
+            target = site.folder / clip_folder(index) / clip_page_name(clip_id)
+            video = run.video(clip_id)
+            try:
+                html = render_html(report, target, video=video, back="../index.html")
+            except Exception as exc:  # one clip's page must not cost the others theirs
+                problem = f"{clip_id}: page not written ({exc})"
+                site.problems.append(f"{run.label} / {problem}")
+                run.problems.append(problem)
+                continue
+            atomic_write_text(target, html)
+            site.pages.append(target)
+            if video is not None and video.is_file():
+                site.videos.append(video)
+            if progress is not None:
+                progress(clip_id)
+    atomic_write_text(site.index, index_html(runs, compared=len(runs) > 1))
+    site.pages.append(site.index)
+    if len(runs) > 1:
+        compare = site.folder / "compare.html"
+        atomic_write_text(compare, compare_html(list(runs)))
+        site.pages.append(compare)
+    return site

@@ -1,0 +1,67 @@
+"""A forge v2 run of 24 clips by two methods, both scored, made once through the command line
+exactly as the README shows it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from gaze.cli.main import run
+
+
+@dataclass(frozen=True)
+class Runs:
+    forge: Path
+    pixel: Path
+    graph: Path
+
+
+@pytest.fixture(scope="session")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    root = tmp_path_factory.mktemp("viewer")
+    forge, pixel, graph = root / "forge", root / "pixel", root / "graph"
+    manifest = str(forge / "manifest.jsonl")
+    steps = [
+        ["forge", str(forge), "--v2", "--count", "24", "--seed", "5", "--max-side", "256"],
+        ["bench", "run", manifest, "--method", "pixel", "--out", str(pixel)],
+        [
+            "bench",
+            "run",
+            manifest,
+            "--method",
+            "robogaze",
+            "--model",
+            "scripted:auto",
+            "--out",
+            str(graph),
+        ],
+        [
+            "bench",
+            "score",
+            manifest,
+            str(pixel / "reports"),
+            "--judge",
+            "type",
+            "--bootstrap",
+            "100",
+            "--out",
+            str(pixel / "scores.json"),
+        ],
+        [
+            "bench",
+            "score",
+            manifest,
+            str(graph / "reports"),
+            "--judge",
+            "type",
+            "--bootstrap",
+            "100",
+            "--out",
+            str(graph / "scores.json"),
+        ],
+    ]
+    for argv in steps:
+        assert run(argv) == 0, argv
+    return Runs(forge, pixel, graph)
