@@ -224,3 +224,33 @@ def test_diagnose_writes_html_next_to_json(tmp_path):
 def test_embed_video_needs_html(capsys):
     assert run(["diagnose", "--demo", "--embed-video"]) == 2
     assert "--embed-video needs --html" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("duration", [0.8, 8.0, 60.0, 600.0])
+def test_timeline_labels_never_overlap_at_any_length(duration):
+    """Many events, long type names, crowded at the start and the end: within a lane no two
+    bars-with-labels share a row's space, and every label stays inside the chart."""
+    from gaze.report.svg import WIDTH, TimeAxis, label_width, pack_lane, tick_step
+
+    axis = TimeAxis(duration)
+    rng = np.random.default_rng(int(duration * 10))
+    events = []
+    for i in range(40):
+        start = float(rng.uniform(0, duration))
+        if i % 5 == 0:
+            start = duration * (0.98 if i % 2 else 0.0)
+        end = min(duration, start + float(rng.uniform(0, duration / 8)))
+        events.append(
+            (i, event(start, end, "grasp_without_visible_support" if i % 3 else "object_floating"))
+        )
+    placed = pack_lane(events, axis)
+    assert sorted(p.event_index for p in placed) == list(range(40))
+    for p in placed:
+        lo, hi = p.extent
+        assert 0 <= lo and hi <= WIDTH, (lo, hi)
+        assert hi - lo >= label_width(p.text)
+    for row in {p.row for p in placed}:
+        spans = sorted(p.extent for p in placed if p.row == row)
+        for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
+            assert end < start
+    assert 3 <= duration / tick_step(duration) <= 10
