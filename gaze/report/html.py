@@ -264,6 +264,21 @@ def rejected_html(report: Report) -> str:
     )
 
 
+def references_html(refs: Sequence[Event]) -> str:
+    if not refs:
+        return ""
+    items = "".join(
+        f"<li><button class='seek' data-t='{r.start_s:g}'>{r.start_s:.2f}-{r.end_s:.2f} s"
+        f"</button> <b>{escape(r.type)}</b> <span class='dim'>{escape(r.dimension)} · severity "
+        f"{r.severity:g}</span> {escape(r.description)}</li>"
+        for r in refs
+    )
+    return (
+        f"<details><summary>{len(refs)} reference event(s) annotated for this clip (outlined "
+        f"in the timeline)</summary><ul>{items}</ul></details>"
+    )
+
+
 def manifest_html(report: Report) -> str:
     m = report.manifest
     models = ", ".join(f"{escape(r)} {escape(v)}" for r, v in m.models.items()) or "none"
@@ -286,11 +301,14 @@ def render_html(
     video: Path | None = None,
     embed_video: bool = False,
     back: str | None = None,
+    references: Sequence[Event] = (),
 ) -> str:
     """The report as one HTML page. ``page`` is where it will be written (the video is linked
     relative to it); ``video`` overrides the clip path recorded in the report; ``back`` links
-    to the page it belongs to (a run viewer's index)."""
+    to the page it belongs to (a run viewer's index); ``references`` are annotated events shown
+    beside the predictions (a benchmark manifest's)."""
     events = sorted(report.events, key=lambda e: (e.start_s, e.end_s))
+    refs = sorted(references, key=lambda e: (e.start_s, e.end_s))
     media, plans = gather_media(report, events, page, video, embed_video)
     info = report.clip
     duration = (
@@ -325,7 +343,8 @@ def render_html(
         f"{escape(report.assessment.mode)} mode</span></p>"
         f"{status_html(report, media)}{player}"
         f"<h2>Timeline</h2><div class='chart'>"
-        f"{timeline_svg(events, report.assessment.assessed or list(DIMENSIONS), axis)}</div>"
+        f"{timeline_svg(events, report.assessment.assessed or list(DIMENSIONS), axis, refs)}"
+        f"</div>{references_html(refs)}"
         f"{strip_html(report, media)}{judges_html(report, axis)}"
         f"<h2>Events</h2>{listing}{rejected_html(report)}{notes}"
         f"<p class='dim'><i>{escape(report.assessment.note)}</i></p>{manifest_html(report)}"

@@ -125,32 +125,53 @@ def pack_lane(events: Sequence[tuple[int, Event]], axis: TimeAxis) -> list[Place
     return placed
 
 
-def timeline_svg(events: Sequence[Event], dimensions: Sequence[str], axis: TimeAxis) -> str:
-    """One lane per dimension (those given, then any other an event names); an event's bar and
-    label carry ``data-event`` (its index in ``events``) and ``data-t`` for seeking."""
-    lanes = list(dimensions) + sorted({e.dimension for e in events} - set(dimensions))
+def timeline_svg(
+    events: Sequence[Event],
+    dimensions: Sequence[str],
+    axis: TimeAxis,
+    references: Sequence[Event] = (),
+) -> str:
+    """One lane per dimension (those given, then any other an event names), and a last lane of
+    reference events when there are any (outlined bars); an event's bar and label carry
+    ``data-event`` (its index in ``events``) and ``data-t`` for seeking."""
+    names = list(dimensions) + sorted({e.dimension for e in events} - set(dimensions))
+    lanes: list[tuple[str, list[tuple[int, Event]], bool]] = [
+        (
+            name.replace("_", " "),
+            [(i, e) for i, e in enumerate(events) if e.dimension == name],
+            False,
+        )
+        for name in names
+    ]
+    if references:
+        lanes.append(("reference (annotated)", list(enumerate(references)), True))
     top = 20
     body: list[str] = []
     y = top + 4
-    for lane in lanes:
-        members = [(i, e) for i, e in enumerate(events) if e.dimension == lane]
+    for lane, members, is_reference in lanes:
         placed = pack_lane(members, axis)
+        by_index = dict(members)
         rows = max([p.row for p in placed] + [0]) + 1
         height = rows * ROW_H + 4
         body.append(
             f'<rect x="0" y="{y}" width="{WIDTH}" height="{height}" fill="#f8f9fb"/>'
-            f'<text x="4" y="{y + 12}" font-size="{FONT_PX}" fill="#3e4c59">'
-            f"{escape(lane.replace('_', ' '))}</text>"
+            f'<text x="4" y="{y + 12}" font-size="{FONT_PX}" fill="#3e4c59">{escape(lane)}</text>'
         )
         for p in placed:
-            ev = events[p.event_index]
+            ev = by_index[p.event_index]
             colour = SEVERITY_COLOUR[severity_level(ev.severity)]
             by = y + 2 + p.row * ROW_H
             lo, hi = p.bar
+            paint = (
+                f'fill="#fff" stroke="{colour}" stroke-width="2"'
+                if is_reference
+                else f'fill="{colour}"'
+            )
+            which = "ref" if is_reference else "event"
             body.append(
-                f'<g class="ev" data-event="{p.event_index}" data-t="{ev.start_s:g}">'
-                f'<rect x="{lo:.1f}" y="{by}" width="{hi - lo:.1f}" height="{ROW_H - 4}" '
-                f'fill="{colour}"><title>{escape(ev.type)} {ev.start_s:.2f}-{ev.end_s:.2f} s, '
+                f'<g class="ev" data-{which}="{p.event_index}" data-t="{ev.start_s:g}">'
+                f'<rect x="{lo:.1f}" y="{by}" width="{hi - lo:.1f}" height="{ROW_H - 4}" {paint}>'
+                f"<title>{escape(ev.type)} {ev.start_s:.2f}-{ev.end_s:.2f} s, "
                 f"severity {ev.severity:g}</title></rect>"
                 f'<text x="{p.label_x:.1f}" y="{by + ROW_H - 6}" font-size="{FONT_PX}" '
                 f'text-anchor="{p.anchor}">{escape(p.text)}</text></g>'

@@ -46,6 +46,12 @@ def build_site(
     """Write the viewer for ``rundirs[0]`` (compared with the others, if any) into ``out``
     (default: ``RUNDIR/view``)."""
     runs = [load_run(d, list(scores) if i == 0 else None) for i, d in enumerate(rundirs)]
+    manifests = {r.info.get("manifest_sha256") for r in runs} - {None}
+    if len(manifests) > 1:
+        raise GazeInputError(
+            "the runs were made on different manifests (manifest_sha256 in their run.json "
+            "differ); compare runs of the same clips"
+        )
     _distinct_labels(runs)
     site = Site(Path(out) if out is not None else Path(rundirs[0]) / "view")
     try:
@@ -58,7 +64,14 @@ def build_site(
             target = site.folder / clip_folder(index) / clip_page_name(clip_id)
             video = run.video(clip_id)
             try:
-                html = render_html(report, target, video=video, back="../index.html")
+                row = run.rows.get(clip_id)
+                html = render_html(
+                    report,
+                    target,
+                    video=video,
+                    back="../index.html",
+                    references=row.events if row is not None else (),
+                )
             except Exception as exc:  # one clip's page must not cost the others theirs
                 problem = f"{clip_id}: page not written ({exc})"
                 site.problems.append(f"{run.label} / {problem}")

@@ -247,7 +247,7 @@ def test_timeline_labels_never_overlap_at_any_length(duration):
     assert sorted(p.event_index for p in placed) == list(range(40))
     for p in placed:
         lo, hi = p.extent
-        assert 0 <= lo and hi <= WIDTH, (lo, hi)
+        assert lo >= 0 and hi <= WIDTH, (lo, hi)
         assert hi - lo >= label_width(p.text)
     for row in {p.row for p in placed}:
         spans = sorted(p.extent for p in placed if p.row == row)

@@ -39,6 +39,7 @@ def test_view_writes_index_clip_pages_and_a_comparison(runs, tmp_path):
     # a clip page links back, and its video relative to itself
     page = (site / "clips" / "forge2_s5_0001_teleportation.html").read_text()
     assert "<a href='../index.html'>← run</a>" in page
+    assert "reference (annotated)" in page and "1 reference event(s) annotated" in page
     video = re.search(r"<video id='player'[^>]* src='([^']+)'", page).group(1)
     assert (site / "clips" / video).resolve() == (runs.forge / video.split("/")[-1]).resolve()
 
@@ -87,3 +88,15 @@ def test_a_folder_that_is_not_a_run_is_one_clear_error(tmp_path, capsys):
     (tmp_path / "reports").mkdir()
     assert run(["view", str(tmp_path), "--scores", str(tmp_path / "none.json")]) == 2
     assert "no such scores file" in capsys.readouterr().err
+
+
+def test_runs_on_different_manifests_are_not_compared(runs, tmp_path, capsys):
+    other = tmp_path / "other"
+    shutil.copytree(runs.graph, other, ignore=shutil.ignore_patterns("view"))
+    info = json.loads((other / "run.json").read_text())
+    info["manifest_sha256"] = "0" * 64
+    (other / "run.json").write_text(json.dumps(info))
+    assert (
+        run(["view", str(runs.pixel), "--compare", str(other), "--out", str(tmp_path / "s")]) == 2
+    )
+    assert "different manifests" in capsys.readouterr().err
