@@ -370,7 +370,7 @@ def score_cases(
     out["ci"] = intervals(agg, rows, [c.row.condition_id for c in cases], n_boot, seed)
     out["bootstrap"] = {"resamples": n_boot, "seed": seed, "unit": "condition_id"}
     out["per_clip"] = details
-    out["slices"] = slices(cases, rows, agg, by_dims, slice_fields)
+    out["slices"] = slices(cases, rows, agg, by_dims, slice_fields, n_boot, seed)
     return out
 
 
@@ -439,8 +439,12 @@ def slices(
     agg: Aggregator,
     by_dims: Sequence[dict[str, RatioRow]],
     fields: Sequence[str],
+    n_boot: int = 0,
+    seed: int = 0,
 ) -> dict[str, Any]:
-    """Headline metrics by generator, duration band, primary dimension and any named field.
+    """Headline metrics by generator, duration band, primary dimension and any named field;
+    the generator, duration and field slices carry their own 95 % intervals (``ci``, the same
+    condition-group bootstrap as the whole set, within the slice).
 
     The dimension slice comes from each clip's one matching (``dimension_rows``): a clip counts
     in a dimension's slice when it has a predicted or reference event of that dimension."""
@@ -451,14 +455,17 @@ def slices(
     }
     for name in fields:
         groupings[name] = [_field(c.row, name) for c in cases]
+    conditions = [c.row.condition_id for c in cases]
     for grouping, labels in groupings.items():
-        out[grouping] = {
-            label: {
-                "n_clips": labels.count(label),
-                **agg.point([r for r, lab in zip(rows, labels, strict=True) if lab == label]),
+        out[grouping] = {}
+        for label in sorted(set(labels)):
+            inside = [i for i, lab in enumerate(labels) if lab == label]
+            sub_rows = [rows[i] for i in inside]
+            out[grouping][label] = {
+                "n_clips": len(inside),
+                **agg.point(sub_rows),
+                "ci": intervals(agg, sub_rows, [conditions[i] for i in inside], n_boot, seed),
             }
-            for label in sorted(set(labels))
-        }
     dims = sorted({d for by_dim in by_dims for d in by_dim})
     out["dimension"] = {}
     for dim in dims:

@@ -89,11 +89,11 @@ def totals_html(run: RunData) -> str:
     )
 
 
-def _metric_cells(result: dict[str, Any], with_ci: bool) -> str:
+def _metric_cells(result: dict[str, Any]) -> str:
     cells = []
     for key in HEADLINE:
         value = result.get(key)
-        interval = (result.get("ci") or {}).get(key) if with_ci else None
+        interval = (result.get("ci") or {}).get(key)
         shown = "—" if value is None else f"{value:.3f}"
         ci = (
             f"<br><span class='dim'>[{interval[0]:.3f}, {interval[1]:.3f}]</span>"
@@ -106,8 +106,8 @@ def _metric_cells(result: dict[str, Any], with_ci: bool) -> str:
 
 
 def leaderboard_html(runs: Sequence[RunData]) -> str:
-    """One row per scores file of every run (with 95 % intervals), then one per generator slice
-    (``bench score`` gives slices point values only)."""
+    """One row per scores file of every run, then one per generator slice, each metric with its
+    95 % interval where the scores file has one."""
     rows = []
     for run in runs:
         for scores in run.scores:
@@ -116,13 +116,13 @@ def leaderboard_html(runs: Sequence[RunData]) -> str:
             rows.append(
                 f"<tr><td data-v=''><b>{escape(name)}</b><br><span class='dim'>judge "
                 f"{escape(str(r.get('judge')))}, {escape(str(r.get('protocol')))} protocol, "
-                f"{r.get('n_clips')} clips</span></td>{_metric_cells(r, True)}</tr>"
+                f"{r.get('n_clips')} clips</span></td>{_metric_cells(r)}</tr>"
             )
             for generator, sliced in ((r.get("slices") or {}).get("generator") or {}).items():
                 rows.append(
                     f"<tr><td data-v=''>{escape(run.label)} · <i>{escape(generator)}</i><br>"
-                    f"<span class='dim'>{sliced.get('n_clips')} clips, no interval</span></td>"
-                    f"{_metric_cells(sliced, False)}</tr>"
+                    f"<span class='dim'>{sliced.get('n_clips')} clips</span></td>"
+                    f"{_metric_cells(sliced)}</tr>"
                 )
     if not rows:
         return (

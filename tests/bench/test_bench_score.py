@@ -121,6 +121,11 @@ def test_score_writes_the_documented_keys(files, capsys):
     low, high = data["ci"]["recall"]
     assert low <= data["recall"] <= high
     assert set(data["slices"]["generator"]) == {"g1", "g2"}
+    for sliced in data["slices"]["generator"].values():  # each slice has its own intervals
+        assert set(sliced["ci"]) == set(data["ci"])
+        for metric, (low, high) in sliced["ci"].items():
+            if sliced[metric] is not None and low is not None:
+                assert low - 1e-9 <= sliced[metric] <= high + 1e-9
     assert set(data["slices"]["duration"]) == {"15-40s", "40-80s"}
     assert set(data["slices"]["embodiment"]) == {"widowx", "franka", "unknown"}
     assert set(data["slices"]["dimension"]) == {"visual_quality", "physical_plausibility"}
