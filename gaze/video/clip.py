@@ -29,6 +29,8 @@ IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 MIN_SIDE = 8
 MAX_SANE_FPS = 1000.0
 FALLBACK_FPS = 30.0
+PTS_PRECISION_S = 0.001
+"""Resolution of the timestamps OpenCV reports (whole milliseconds)."""
 BLUR_MEASURE_SIDE = 320
 
 
@@ -108,10 +110,17 @@ def open_clip(
 
 def frame_time(cap: cv2.VideoCapture, index: int, fps: float, previous: float | None) -> float:
     """Time of the frame just grabbed: its timestamp when the container gives a sane one that
-    moves forward, else its index over the frame rate."""
+    moves forward, else its index over the frame rate.
+
+    OpenCV reports timestamps in whole milliseconds, so frame 38 of a 24 fps clip comes back as
+    1.583 s, which lies in frame 37's interval; a timestamp within a millisecond of a frame
+    instant k/fps is taken as that instant, so spans start and end on their frames."""
     pts = cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
     sane = math.isfinite(pts) and pts >= 0 and (previous is None or pts > previous)
-    return pts if sane else index / fps
+    if not sane:
+        return index / fps
+    instant = round(pts * fps) / fps
+    return instant if abs(pts - instant) <= PTS_PRECISION_S else pts
 
 
 def _decode(

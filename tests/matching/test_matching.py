@@ -27,6 +27,9 @@ def test_frame_ranges_follow_the_definition():
     # and 0.35-0.35 sits on a half: rounded up to frame 4
     first, last = frame_range(*spans((0.35, 0.35), (0.36, 0.38)), 10)
     assert first.tolist() == [4, 4]
+    # times kept to 6 decimals still land on their frames: 37/24 and 38/24 s at 24 fps
+    first, last = frame_range(*spans((1.541667, 1.583333), (1.5, 1.583333)), 24)
+    assert first.tolist() == [37, 36] and last.tolist() == [38, 38]
 
 
 def test_frame_iou_hand_computed():
