@@ -30,7 +30,7 @@ from gaze.pixel_diagnosis import diagnose_pixels
 from gaze.schema.inputs import ClipInput
 from gaze.schema.manifest import ManifestClip
 
-TUNED_SEEDS = (1, 2, 3, 101)
+TUNED_SEEDS = (1, 2, 3, 101, 202)
 """Forge v2 seeds looked at while choosing thresholds: never quote figures from them."""
 
 
@@ -187,7 +187,7 @@ def speed_figures(count: int, seed: int) -> None:
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=110)
-    parser.add_argument("--seed", type=int, default=202)
+    parser.add_argument("--seed", type=int, default=303)
     parser.add_argument("--forge", type=int, choices=(1, 2), default=2)
     parser.add_argument("--clips", type=Path, default=None, help="keep forged clips here")
     parser.add_argument("--speed", type=int, default=3, help="720p clips timed (0: skip)")

@@ -17,8 +17,9 @@ import numpy as np
 
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.video.clip import AnalysisFrames
+from gaze.video.motion import AlignedStep, aligned_step
 from gaze.video.runs import near
-from gaze.video.signals import CHANGE_LEVEL, SignalSeries, channel_change
+from gaze.video.signals import SignalSeries
 
 LOCAL_MIN_AREA = 0.0015
 """Smallest changed region, as a fraction of the frame (a 16 px block in 320x240 is ~0.003)."""
@@ -38,6 +39,10 @@ SAME_OBJECT_DISTANCE = 60.0
 """Mean colour distance under which a vanished and an appeared region are the same object."""
 RING_PX = 4
 """Radius of surroundings used to predict the background of a region, thumbnail px."""
+EDGE_MARGIN = 0.02
+"""A region this close to the frame's border (fraction of width or height) may have come from
+or gone to outside the view: the robot's arm or gripper entering, an object carried out. Its
+appearing or vanishing there is no evidence of a failure, so it is not reported."""
 
 
 Box = tuple[float, float, float, float]
@@ -66,8 +71,21 @@ class _Region:
     colour_after: np.ndarray
 
 
-def _changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return channel_change(a, b) > CHANGE_LEVEL
+class _Steps:
+    """Aligned changes between consecutive analysis frames, computed once each on demand."""
+
+    def __init__(self, frames: AnalysisFrames) -> None:
+        self.thumbs = frames.thumbs
+        self.cache: dict[int, AlignedStep] = {}
+
+    def __len__(self) -> int:
+        return len(self.thumbs)
+
+    def __getitem__(self, i: int) -> AlignedStep:
+        """The step from frame i-1 to frame i."""
+        if i not in self.cache:
+            self.cache[i] = aligned_step(self.thumbs[i - 1], self.thumbs[i])
+        return self.cache[i]
 
 
 def _presence(frame: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:
@@ -88,15 +106,15 @@ def _presence(frame: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:
     return float(np.linalg.norm(diff, axis=1).mean()), np.median(crop[region], axis=0)
 
 
-def _regions(frames: AnalysisFrames, i: int) -> list[_Region]:
-    thumbs = frames.thumbs
-    raw = _changed(thumbs[i], thumbs[i - 1]).astype(np.uint8)
+def _regions(steps: _Steps, i: int) -> list[_Region]:
+    thumbs, step = steps.thumbs, steps[i]
+    raw = step.changed.astype(np.uint8)
     opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     change = np.asarray(cv2.morphologyEx(opened, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(change, connectivity=8)
     min_area = LOCAL_MIN_AREA * change.size
-    before_pair = _changed(thumbs[i - 1], thumbs[i - 2]) if i >= 2 else None
-    after_pair = _changed(thumbs[i + 1], thumbs[i]) if i + 1 < len(thumbs) else None
+    before_pair = steps[i - 1].changed if i >= 2 else None
+    after_pair = steps[i + 1].changed if i + 1 < len(steps) else None
     out = []
     for label in range(1, count):
         area = stats[label, cv2.CC_STAT_AREA]
@@ -113,7 +131,7 @@ def _regions(frames: AnalysisFrames, i: int) -> list[_Region]:
             pair is not None and pair[around].sum() > allowed for pair in (before_pair, after_pair)
         ):
             continue
-        before, colour_before = _presence(thumbs[i - 1], mask)
+        before, colour_before = _presence(step.earlier, mask)
         after, colour_after = _presence(thumbs[i], mask)
         h, w = mask.shape
         x, y = stats[label, cv2.CC_STAT_LEFT], stats[label, cv2.CC_STAT_TOP]
@@ -130,6 +148,24 @@ def _regions(frames: AnalysisFrames, i: int) -> list[_Region]:
     return out
 
 
+def _at_border(box: Box) -> bool:
+    x0, y0, x1, y1 = box
+    return min(x0, y0) <= EDGE_MARGIN or max(x1, y1) >= 1 - EDGE_MARGIN
+
+
+def _back(box: Box, shift: tuple[float, float], width: int, height: int) -> Box:
+    """A box found in frame i's coordinates, where it was in frame i-1 (before the camera's
+    shift), kept inside the frame."""
+    dx, dy = shift[0] / width, shift[1] / height
+    x0, y0, x1, y1 = box
+    return (
+        round(min(max(x0 - dx, 0.0), 1.0), 4),
+        round(min(max(y0 - dy, 0.0), 1.0), 4),
+        round(min(max(x1 - dx, 0.0), 1.0), 4),
+        round(min(max(y1 - dy, 0.0), 1.0), 4),
+    )
+
+
 def _describe(region: _Region, width: int) -> str:
     x = region.centre[0] / width
     side = "left" if x < 1 / 3 else "right" if x > 2 / 3 else "centre"
@@ -139,14 +175,20 @@ def _describe(region: _Region, width: int) -> str:
 def local_changes(
     frames: AnalysisFrames, sig: SignalSeries, exclude: list[tuple[int, int]]
 ) -> list[LocalChange]:
-    """Sudden local appearances, disappearances and jumps, one step at a time."""
-    width = frames.thumbs.shape[2]
+    """Sudden local appearances, disappearances and jumps, one step at a time, judged after
+    taking out the camera's own motion (``gaze.video.motion``)."""
+    width, height = frames.thumbs.shape[2], frames.thumbs.shape[1]
+    steps = _Steps(frames)
     found: list[LocalChange] = []
     for i in range(1, len(frames.thumbs)):
-        fraction = sig.changed_fraction[i]
-        if fraction <= 0 or fraction > LOCAL_MAX_FRACTION or near(i, exclude, margin=1):
+        if sig.changed_fraction[i] <= 0 or near(i, exclude, margin=1):
             continue
-        regions = _regions(frames, i)
+        step = steps[i]
+        moved = step.shift != (0.0, 0.0)
+        fraction = float(step.changed.mean()) if moved else sig.changed_fraction[i]
+        if fraction <= 0 or fraction > LOCAL_MAX_FRACTION:
+            continue
+        regions = [r for r in _regions(steps, i) if not _at_border(r.box)]
         vanished = [
             r for r in regions if r.before > PRESENT_DISTANCE and r.after < ABSENT_RATIO * r.before
         ]
@@ -177,7 +219,10 @@ def local_changes(
                         f"{twin.before:.0f}->{twin.after:.0f}",
                     ],
                     confidence=0.7,
-                    boxes=[(i - 1, gone.box, "before"), (i, twin.box, "after")],
+                    boxes=[
+                        (i - 1, _back(gone.box, step.shift, width, height), "before"),
+                        (i, twin.box, "after"),
+                    ],
                 )
             )
         for r in vanished:
@@ -193,7 +238,7 @@ def local_changes(
                         "region stable before and after the step",
                     ],
                     confidence=0.6,
-                    boxes=[(i - 1, r.box, "before")],
+                    boxes=[(i - 1, _back(r.box, step.shift, width, height), "before")],
                 )
             )
         for r in appeared:

@@ -1,0 +1,73 @@
+"""Global camera motion between two analysis frames, so local changes are judged on aligned
+pictures: a pan moves every textured pixel, and without alignment a vanishing object under a
+moving camera hides in that change.
+
+The motion model is a translation from phase correlation (a pan or drift of a few pixels per
+analysis step; zooms are slow per step at these rates). It is used only when it explains the
+picture: aligned, the changed area must shrink to at most ``KEEP_RATIO`` of the raw one, so a
+large arm moving in front of a still camera cannot talk the aligner into a false shift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from gaze.video.signals import CHANGE_LEVEL, channel_change
+
+MIN_SHIFT_PX = 0.5
+"""Below this the camera is taken as still and the frames are compared as they are."""
+MIN_RESPONSE = 0.05
+"""Phase-correlation peak strength under which the shift estimate is not trusted."""
+KEEP_RATIO = 0.5
+"""Alignment is kept only when it leaves at most this share of the raw changed pixels."""
+EDGE_PX = 2
+"""Pixels next to the area the shifted frame does not cover are left out (interpolation)."""
+
+
+@dataclass
+class AlignedStep:
+    """The change from one analysis frame to the next, with the earlier frame in the later
+    frame's coordinates."""
+
+    earlier: np.ndarray
+    """The earlier frame, shifted to line up with the later one (as it was when still)."""
+    changed: np.ndarray
+    """Bool mask of pixels that changed, in the later frame's coordinates."""
+    shift: tuple[float, float]
+    """Camera motion between the two, in thumbnail pixels (0, 0 when taken as still)."""
+
+
+def _grey(frame: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+
+def global_shift(earlier: np.ndarray, later: np.ndarray) -> tuple[float, float, float]:
+    """``(dx, dy, response)``: the translation that carries ``earlier`` onto ``later``."""
+    a, b = _grey(earlier), _grey(later)
+    window = cv2.createHanningWindow((a.shape[1], a.shape[0]), cv2.CV_32F)
+    (dx, dy), response = cv2.phaseCorrelate(a, b, window)
+    return float(dx), float(dy), float(response)
+
+
+def aligned_step(earlier: np.ndarray, later: np.ndarray) -> AlignedStep:
+    """The change from ``earlier`` to ``later``, camera motion taken out where it explains it."""
+    raw = channel_change(later, earlier) > CHANGE_LEVEL
+    dx, dy, response = global_shift(earlier, later)
+    if np.hypot(dx, dy) < MIN_SHIFT_PX or response < MIN_RESPONSE or not raw.any():
+        return AlignedStep(earlier, raw, (0.0, 0.0))
+    h, w = earlier.shape[:2]
+    carry = np.array([[1, 0, dx], [0, 1, dy]], dtype=np.float32)
+    moved = cv2.warpAffine(
+        earlier, carry, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    footprint = cv2.warpAffine(
+        np.ones((h, w), np.uint8), carry, (w, h), flags=cv2.INTER_NEAREST, borderValue=0
+    )
+    covered = np.asarray(cv2.erode(footprint, np.ones((3, 3), np.uint8), iterations=EDGE_PX)) > 0
+    aligned = (channel_change(later, np.asarray(moved)) > CHANGE_LEVEL) & covered
+    if aligned.sum() > KEEP_RATIO * raw.sum():
+        return AlignedStep(earlier, raw, (0.0, 0.0))
+    return AlignedStep(np.asarray(moved), aligned, (round(dx, 3), round(dy, 3)))

@@ -1,0 +1,80 @@
+"""Camera motion taken out before local changes are judged: a pan is found and undone, a still
+camera with a big moving arm is left alone, and an object vanishing during a pan is reported with
+its box where it was."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from gaze.video.motion import aligned_step, global_shift
+
+W, H = 160, 120
+
+
+def scene(offset: float, with_block: bool = True, block_x: int = 110) -> np.ndarray:
+    """A textured wall seen by a camera panned ``offset`` px right, with a red block on it."""
+    rng = np.random.default_rng(1)
+    world = cv2.GaussianBlur(rng.integers(0, 255, (H, W + 80, 3), dtype=np.uint8), (3, 3), 0)
+    if with_block:
+        cv2.rectangle(world, (block_x, 50), (block_x + 14, 64), (30, 30, 220), -1)
+    carry = np.array([[1, 0, -offset], [0, 1, 0]], dtype=np.float32)
+    return np.asarray(cv2.warpAffine(world, carry, (W, H), flags=cv2.INTER_LINEAR))
+
+
+def test_a_pan_is_measured_and_undone():
+    dx, dy, response = global_shift(scene(0), scene(3))
+    assert dx == pytest.approx(-3, abs=0.1) and dy == pytest.approx(0, abs=0.1)
+    assert response > 0.3
+    step = aligned_step(scene(0), scene(3))
+    assert step.shift[0] == pytest.approx(-3, abs=0.1)
+    raw = (cv2.absdiff(scene(0), scene(3)).max(axis=2) > 30).mean()
+    assert raw > 0.2 and step.changed.mean() < 0.01
+
+
+def test_a_still_camera_with_a_moving_arm_is_left_alone():
+    before = scene(0)
+    after = before.copy()
+    cv2.rectangle(before, (20, 0), (70, 90), (60, 60, 60), -1)  # the arm, then moved
+    cv2.rectangle(after, (26, 0), (76, 90), (60, 60, 60), -1)
+    step = aligned_step(before, after)
+    assert step.shift == (0.0, 0.0)
+    assert step.changed.any()
+
+
+def changes_in(frames: list[np.ndarray]) -> list:
+    from gaze.video.clip import AnalysisFrames
+    from gaze.video.local_change import local_changes
+    from gaze.video.signals import compute_signals
+    from gaze.video.spill import FrameStore
+
+    store = FrameStore()
+    for f in frames:
+        store.append(f)
+    n = len(frames)
+    analysis = AnalysisFrames(
+        times_s=np.arange(n) / 10.0,
+        thumbs=store,
+        sharpness=np.full(n, 100.0),
+        brightness=np.full(n, 120.0),
+        contrast=np.full(n, 40.0),
+    )
+    return local_changes(analysis, compute_signals(analysis), exclude=[])
+
+
+def test_an_object_vanishing_during_a_pan_is_found():
+    found = changes_in([scene(2.0 * k, with_block=k < 6) for k in range(12)])
+    assert [(c.index, c.type) for c in found] == [(6, "object_disappearance")]
+    ((frame, box, label),) = found[0].boxes
+    # frame 5 shows the block at x 110-124 of the world, seen 10 px further left
+    assert (frame, label) == (5, "before")
+    assert box[0] * W == pytest.approx(100, abs=2) and box[2] * W == pytest.approx(115, abs=2)
+
+
+def test_something_vanishing_at_the_border_may_have_left_the_view():
+    """The same block at the frame's edge (an arm's gripper leaving, an object carried out) is not
+    reported, with a still camera or a moving one; a step inside the frame is."""
+    still_inside = changes_in([scene(0, with_block=k < 6, block_x=60) for k in range(12)])
+    assert [c.type for c in still_inside] == ["object_disappearance"]
+    assert changes_in([scene(0, with_block=k < 6, block_x=0) for k in range(12)]) == []
