@@ -21,7 +21,7 @@ from gaze.video.frame_events import freezes, glitches
 from gaze.video.local_change import LocalChange, local_changes
 from gaze.video.runs import near, true_runs
 from gaze.video.signals import SAME_PICTURE_DIFF, SignalSeries, distinct_steps
-from gaze.video.steps import FrameSteps
+from gaze.video.steps import FrameSteps, exact_frame
 
 # -- visual quality ---------------------------------------------------------------------------
 DARK_LEVEL = 35.0
@@ -267,8 +267,11 @@ def frame_events(
     return events, spans
 
 
-def _local_events(changes: list[LocalChange], sig: SignalSeries) -> list[Event]:
-    """One event per (type, step): several regions changing at once are one event."""
+def _local_events(
+    changes: list[LocalChange], sig: SignalSeries, steps: FrameSteps | None = None
+) -> list[Event]:
+    """One event per (type, step): several regions changing at once are one event, put on the
+    exact decoded frame of the change where the every-frame steps can tell it."""
     grouped: dict[tuple[str, int], list[LocalChange]] = {}
     for change in changes:
         grouped.setdefault((change.type, change.index), []).append(change)
@@ -281,21 +284,22 @@ def _local_events(changes: list[LocalChange], sig: SignalSeries) -> list[Event]:
             else f"{len(group)} regions at once: " + "; ".join(c.description for c in group)
         )
         evidence = [e for c in group for e in c.evidence]
+        # the picture before a step is shown until the step starts (repeats included)
+        start, end = float(sig.step_start_s[i]), float(sig.times_s[i])
+        k = exact_frame(steps, start, end, [box for c in group for _, box, _ in c.boxes])
+        if k is not None and steps is not None:
+            start, end = float(steps.times_s[k - 1]), float(steps.times_s[k])
+            evidence.append("the change falls on one decoded frame (every-frame steps)")
         regions = [
-            # the picture before a step is shown until the step starts (repeats included)
-            EvidenceRegion(
-                t_s=round(float(sig.step_start_s[i] if k < i else sig.times_s[k]), 6),
-                box=box,
-                label=label,
-            )
+            EvidenceRegion(t_s=round(start if j < i else end, 6), box=box, label=label)
             for c in group
-            for k, box, label in c.boxes
+            for j, box, label in c.boxes
         ]
         events.append(
             _event(
                 ftype,
-                sig.step_start_s[i],
-                sig.times_s[i],
+                start,
+                end,
                 description,
                 evidence,
                 max(c.confidence for c in group),
@@ -357,6 +361,6 @@ def detect(frames: AnalysisFrames, sig: SignalSeries) -> list[Event]:
         + blur_events
         + frame_level
         + cut_events
-        + _local_events(changes, motion_sig)
+        + _local_events(changes, motion_sig, frames.steps)
     )
     return sorted(events, key=lambda ev: (ev.start_s, ev.type))

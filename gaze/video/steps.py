@@ -23,6 +23,9 @@ SAMPLE_SIDE = 160
 """Samples across the longer side of a frame."""
 LAG = 4
 """Differences are kept to the 1..LAG previous frames (a glitch of up to LAG-1 frames)."""
+CELLS = 8
+"""The step to the previous frame is also kept on a CELLS x CELLS grid, so the exact frame of a
+local change (an object vanishing between two analysis frames) can be told."""
 
 
 @dataclass
@@ -33,6 +36,18 @@ class FrameSteps:
     diff: np.ndarray
     """(N, LAG): diff[k, j] = mean |grey_k - grey_(k-1-j)| on the sample grid, 0-255; NaN where
     frame k-1-j does not exist."""
+    cells: np.ndarray | None = None
+    """(N, CELLS, CELLS): mean |grey_k - grey_(k-1)| in each cell of the frame (rows top to
+    bottom); 0 for the first frame."""
+
+    def local_step(self, k: int, box: tuple[float, float, float, float]) -> float:
+        """Mean step to the previous frame over the cells a normalised box touches."""
+        if self.cells is None:
+            return float("nan")
+        x0, y0, x1, y1 = box
+        c0, c1 = int(x0 * CELLS), min(int(np.ceil(x1 * CELLS)), CELLS)
+        r0, r1 = int(y0 * CELLS), min(int(np.ceil(y1 * CELLS)), CELLS)
+        return float(self.cells[k, r0 : max(r1, r0 + 1), c0 : max(c1, c0 + 1)].mean())
 
 
 class StepMeter:
@@ -42,6 +57,7 @@ class StepMeter:
         self._recent: deque[np.ndarray] = deque(maxlen=LAG)
         self._times: list[float] = []
         self._diffs: list[list[float]] = []
+        self._cells: list[np.ndarray] = []
         self._step = 0
 
     def add(self, t: float, frame: np.ndarray) -> None:
@@ -52,8 +68,14 @@ class StepMeter:
         grey = cv2.cvtColor(sample, cv2.COLOR_BGR2GRAY) if sample.ndim == 3 else sample
         if self._recent and grey.shape != self._recent[-1].shape:  # a stream that changes size
             grey = cv2.resize(grey, self._recent[-1].shape[::-1])
-        row = [float(cv2.mean(cv2.absdiff(grey, old))[0]) for old in reversed(self._recent)]
+        steps = [cv2.absdiff(grey, old) for old in reversed(self._recent)]
+        row = [float(cv2.mean(step)[0]) for step in steps]
         self._diffs.append(row + [float("nan")] * (LAG - len(row)))
+        self._cells.append(
+            cv2.resize(steps[0].astype(np.float32), (CELLS, CELLS), interpolation=cv2.INTER_AREA)
+            if steps
+            else np.zeros((CELLS, CELLS), np.float32)
+        )
         self._recent.append(grey)
         self._times.append(t)
 
@@ -61,6 +83,7 @@ class StepMeter:
         return FrameSteps(
             times_s=np.asarray(self._times, dtype=np.float64),
             diff=np.asarray(self._diffs, dtype=np.float64).reshape(-1, LAG),
+            cells=np.asarray(self._cells, dtype=np.float32).reshape(-1, CELLS, CELLS),
         )
 
 
@@ -70,3 +93,32 @@ def measure_steps(frames: Iterable[np.ndarray], times_s: Iterable[float]) -> Fra
     for t, frame in zip(times_s, frames, strict=True):
         meter.add(float(t), frame)
     return meter.result()
+
+
+SHARP_RATIO = 1.5
+"""A local change is put on one decoded frame when that frame's step over the changed area is at
+least this many times the next largest step between the two analysis frames."""
+
+
+def exact_frame(
+    steps: FrameSteps | None,
+    after_s: float,
+    until_s: float,
+    boxes: list[tuple[float, float, float, float]],
+) -> int | None:
+    """The decoded frame in (after_s, until_s] whose step from the frame before it is largest
+    over the boxed area, when it clearly stands out; None when it does not (or cannot be told)."""
+    if steps is None or steps.cells is None or not boxes:
+        return None
+    times = steps.times_s
+    candidates = np.flatnonzero((times > after_s + 1e-6) & (times <= until_s + 1e-6))
+    candidates = candidates[candidates >= 1]
+    if candidates.size == 0:
+        return None
+    if candidates.size == 1:
+        return int(candidates[0])
+    scores = np.array([max(steps.local_step(int(k), b) for b in boxes) for k in candidates])
+    order = np.argsort(scores)[::-1]
+    if not scores[order[0]] >= SHARP_RATIO * scores[order[1]]:
+        return None
+    return int(candidates[order[0]])

@@ -48,18 +48,27 @@ def test_set_cycles_kinds_and_scene_truth_names_boxes(tmp_path):
 
 @pytest.mark.parametrize(
     ("kind", "fps", "codec"),
-    [("glitch", 30.0, "h264"), ("freeze", 24.0, "vp9"), ("corruption", 15.0, "h264")],
+    [
+        ("glitch", 30.0, "h264"),
+        ("freeze", 24.0, "vp9"),
+        ("corruption", 15.0, "h264"),
+        # scene failures are found between analysis frames (10 per second) and put on their
+        # exact decoded frame by the every-frame steps
+        ("teleportation", 24.0, "h264"),
+        ("disappearance", 30.0, "vp9"),
+        ("hallucination", 24.0, "h264"),
+    ],
 )
-def test_frame_failures_are_found_at_their_exact_frames(tmp_path, kind, fps, codec):
+def test_failures_are_found_at_their_exact_frames(tmp_path, kind, fps, codec):
     look = Look(fps, (320, 240), codec, "medium")
     for seed in (21, 22):
         frames, look, instruction, events, _ = forge_frames(seed, [kind], look=look)
         path = tmp_path / f"{kind}{seed}.{'mp4' if codec == 'h264' else 'webm'}"
         encode(frames, path, look.fps, look.codec, look.quality)
         report = diagnose_pixels(ClipInput(clip_id="c", video=str(path), instruction=instruction))
-        found = [e for e in report.events if e.type == "frame_corruption"]
-        assert len(found) == 1, report.events
         ref = events[0]
+        found = [e for e in report.events if e.type == ref["type"]]
+        assert len(found) == 1, report.events
         iou = frame_iou(
             (np.array([found[0].start_s]), np.array([found[0].end_s])),
             (np.array([ref["start_s"]]), np.array([ref["end_s"]])),
