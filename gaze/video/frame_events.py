@@ -37,9 +37,21 @@ FREEZE_MIN_S = 0.4
 FREEZE_MIN_FRAMES = 3
 """...and at least this many repeated frames."""
 FREEZE_MOTION = 1.2
-"""Grey-level change of the steps around a freeze that counts as motion, at least..."""
+"""A stall: the steps just before and after the repeats both move by at least this many grey
+levels..."""
 FREEZE_MOTION_SHARE = 4.0
-"""...and at least this many times the repeat level."""
+"""...and at least this many times the repeat level (the picture stops and restarts abruptly)."""
+CATCH_UP_BEFORE = 2.5
+"""A catch-up freeze: the step into the repeats moves by at least this many times the repeat
+level (half the clip's typical step: a 30 fps high-resolution clip moves by under a grey level
+per frame)..."""
+FREEZE_CATCH_UP = 1.5
+"""...and the step out of it jumps by at least this many times the clip's typical step: the
+picture stopped while the world went on. A legitimate hold resumes from rest, with a small
+first step."""
+FREEZE_GAP_SHARE = 1.5
+"""Within a catch-up freeze one step may differ (an encoder refreshing the frozen picture) when
+it stays below this many times the clip's typical step."""
 FREEZE_HOLD_FACTOR = 6.0
 """In a clip that repeats pictures all along (low content rate), a freeze must last this many
 times its usual hold."""
@@ -112,41 +124,71 @@ def glitches(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
     return found
 
 
-def still_level(steps: FrameSteps) -> float:
-    """Difference below which a step repeats the picture, learned from the clip's steps."""
+def typical_step(steps: FrameSteps) -> float:
+    """The clip's median step between consecutive frames that are not repeats."""
     first = steps.diff[1:, 0]
     moving = first[first > STILL_CAP]
-    typical = float(np.median(moving)) if moving.size else STILL_CAP
-    return min(STILL_CAP, STILL_SHARE * typical)
+    return float(np.median(moving)) if moving.size else STILL_CAP
+
+
+def still_level(steps: FrameSteps) -> float:
+    """Difference below which a step repeats the picture, learned from the clip's steps."""
+    return min(STILL_CAP, STILL_SHARE * typical_step(steps))
+
+
+def _bridged(runs: list[tuple[int, int]], d1: np.ndarray, gap: float) -> list[tuple[int, int]]:
+    """Runs of repeats joined across single steps below ``gap``."""
+    out: list[tuple[int, int]] = []
+    for s, e in runs:
+        if out and s == out[-1][1] + 2 and d1[s - 1] < gap:
+            out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
 
 
 def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
     """Freezes whose run and bounding steps touch no ``ignore`` span (a glitch is no motion, and
-    darkness flattens every step)."""
+    darkness flattens every step). Two kinds: a stall (the picture stops and restarts abruptly,
+    as an autoregressive model that stalled and went on from the frozen frame) and a catch-up
+    (the picture stops mid-motion and jumps to where the world went meanwhile)."""
     d1 = steps.diff[:, 0]
     n = len(d1)
     if n < 4:
         return []
     level = still_level(steps)
+    typical = typical_step(steps)
     still = np.zeros(n, dtype=bool)
     still[1:] = d1[1:] < level
     runs = true_runs(still)
     times = steps.times_s
-    holds = [times[e] - times[s - 1] for s, e in runs]
     rhythm = len(runs) >= 3 and still.mean() > COMMON_REPEATS
-    usual = float(np.median(holds)) if rhythm else 0.0
-    motion = max(FREEZE_MOTION, FREEZE_MOTION_SHARE * level)
-    found = []
-    for (s, e), length in zip(runs, holds, strict=True):
+    usual = float(np.median([times[e] - times[s - 1] for s, e in runs])) if rhythm else 0.0
+    stall = max(FREEZE_MOTION, FREEZE_MOTION_SHARE * level)
+    into, catch_up = CATCH_UP_BEFORE * level, FREEZE_CATCH_UP * typical
+    # a clip that repeats all along keeps its holds apart, and its pauses are judged as stalls
+    bridged = [] if rhythm else _bridged(runs, d1, FREEZE_GAP_SHARE * typical)
+    found: list[FrameEvent] = []
+    # catch-ups first: a bridged run explains the whole freeze, its pieces would be stalls
+    for (s, e), kind in [(r, "catch-up") for r in bridged] + [(r, "stall") for r in runs]:
         if s < 2 or e + 1 >= n or e - s + 1 < FREEZE_MIN_FRAMES:
             continue
-        if _touches(s - 2, e + 1, ignore):
+        if _touches(s - 2, e + 1, ignore) or _touches(s - 1, e, [(f.first, f.last) for f in found]):
             continue
-        if length < max(FREEZE_MIN_S, FREEZE_HOLD_FACTOR * usual) - 1e-9:
+        if times[e] - times[s - 1] < max(FREEZE_MIN_S, FREEZE_HOLD_FACTOR * usual) - 1e-9:
             continue
         before = float(np.max(d1[max(1, s - 2) : s]))
         after = float(d1[e + 1])
-        if min(before, after) < motion:
+        if kind == "stall":
+            strength = min(before, after) / stall
+            why = f"motion just before {before:.1f} and just after {after:.1f} (>= {stall:.1f})"
+        else:
+            strength = min(before / into, after / max(into, catch_up))
+            why = (
+                f"motion just before {before:.1f} (>= {into:.1f}); the picture then jumps by "
+                f"{after:.1f} as the world catches up (>= {catch_up:.1f})"
+            )
+        if strength < 1:
             continue
         found.append(
             FrameEvent(
@@ -156,9 +198,9 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
                 [
                     f"{e - s + 1} frames repeat the picture (step < {level:.2f} grey levels, "
                     "learned from the clip)",
-                    f"motion just before {before:.1f} and just after {after:.1f} (>= {motion:.1f})",
+                    why,
                 ],
-                min(before, after) / motion,
+                strength,
             )
         )
-    return found
+    return sorted(found, key=lambda f: f.first)

@@ -78,6 +78,22 @@ def test_frozen_span_in_the_middle_of_motion():
     assert (frozen[0].start_s, frozen[0].end_s) == (0.9, 2.4)
 
 
+def test_frozen_picture_that_jumps_to_where_the_world_went():
+    """A catch-up freeze in a slowly moving clip: the steps around it move less than a stall
+    needs, an encoder touches one frozen frame, and the picture then jumps ahead."""
+    rng = np.random.default_rng(3)
+    moving = [_scene(rng, 10 + i) for i in range(12)]
+    frozen = [moving[-1].copy() for _ in range(16)]
+    for k in range(7, 16):  # the encoder refreshes the frozen picture once
+        frozen[k] = np.clip(moving[-1].astype(int) + 1, 0, 255).astype(np.uint8)
+    after = [_scene(rng, 60 + i) for i in range(12)]
+    frames = _frames(moving + frozen + after)
+    events = detect(frames, compute_signals(frames))
+    frozen_events = [e for e in events if "freezes" in e.description]
+    assert [(e.start_s, e.end_s) for e in frozen_events] == [(1.1, 2.7)]
+    assert "catches up" in " ".join(frozen_events[0].evidence)
+
+
 def test_washed_out_frames_are_low_visibility():
     rng = np.random.default_rng(1)
     pictures = [_scene(rng, 40) for _ in range(20)]
