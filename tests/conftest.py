@@ -104,6 +104,20 @@ class Watched:
         self.requests: list[str] = []
         self.page.on("request", lambda r: self.requests.append(r.url))
 
+    def screenshot(self, path: Path) -> int:
+        """A full-page screenshot at ``path`` (also into $GAZE_SCREENSHOTS when set, to look
+        at); returns how far the page scrolls sideways (0 when it fits its width)."""
+        self.page.screenshot(path=str(path), full_page=True)
+        keep = os.environ.get("GAZE_SCREENSHOTS")
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, Path(keep) / path.name)
+        return int(
+            self.page.evaluate(
+                "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+            )
+        )
+
 
 @pytest.fixture
 def browser_page(chromium):

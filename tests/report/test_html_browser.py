@@ -87,10 +87,7 @@ def test_page_lays_out_at_desktop_and_phone_width(diagnosed, browser_page, tmp_p
     watched = browser_page(width)
     watched.page.goto(page_file.as_uri())
     shot = tmp_path / f"report-{width}.png"
-    watched.page.screenshot(path=str(shot), full_page=True)
+    overflow = watched.screenshot(shot)
     assert shot.stat().st_size > 10_000
-    overflow = watched.page.evaluate(
-        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
-    )
     assert overflow <= 0, "the page itself never scrolls sideways (wide charts scroll inside)"
     assert watched.errors == []
