@@ -47,6 +47,8 @@ class KeyFrame:
     t_s: float
     role: str  # before, during, after, a region's label, or "cited"
     boxes: list[Box] = field(default_factory=list)
+    optional: bool = False
+    """Only drawn on a frame shown anyway (a tracked box), never a frame of its own."""
 
 
 def cited_times(texts: Iterable[str], duration_s: float) -> list[float]:
@@ -70,12 +72,30 @@ def event_keyframes(event: Event, duration_s: float, fps: float) -> list[KeyFram
     def clamp(t: float) -> float:
         return min(max(t, 0.0), last)
 
+    def near_track(t: float, after: bool) -> float:
+        """A tracked region's frame within ``gap`` of t on the same side of the event, so the
+        context frame shows where the object was (or went)."""
+        one = 1.0 / fps
+        tracked = [
+            r.t_s
+            for r in event.regions
+            if r.label.startswith("track")
+            and (r.t_s >= event.end_s + one if after else r.t_s <= event.start_s - one)
+            and abs(r.t_s - t) <= gap
+        ]
+        return min(tracked, key=lambda u: abs(u - t)) if tracked else t
+
     return [
-        KeyFrame(clamp(event.start_s - gap), "before"),
+        KeyFrame(clamp(near_track(event.start_s - gap, after=False)), "before"),
         KeyFrame(clamp((event.start_s + event.end_s) / 2), "during"),
-        KeyFrame(clamp(event.end_s + gap), "after"),
+        KeyFrame(clamp(near_track(event.end_s + gap, after=True)), "after"),
         *(
-            KeyFrame(clamp(r.t_s), f"box: {r.label}" if r.label else "box", [Box(r.box, r.label)])
+            KeyFrame(
+                clamp(r.t_s),
+                f"box: {r.label}" if r.label else "box",
+                [Box(r.box, r.label)],
+                optional=r.label.startswith("track"),
+            )
             for r in event.regions
         ),
         *(KeyFrame(clamp(t), "cited") for t in cited_times(event.evidence, duration_s)),
@@ -90,9 +110,12 @@ def merge_frames(
     ``MOST_PER_EVENT`` (boxed frames kept first). Each entry keeps the wanted time to look the
     frame up by."""
     merged: dict[float, tuple[float, KeyFrame]] = {}
-    for frame in frames:
+    for frame in sorted(frames, key=lambda f: f.optional):
         shown = shown_at(frame.t_s)
-        if shown is None:
+        if shown is None or (frame.optional and shown not in merged):
+            continue
+        if frame.optional:
+            merged[shown][1].boxes += frame.boxes
             continue
         if shown not in merged:
             merged[shown] = (frame.t_s, KeyFrame(shown, frame.role, list(frame.boxes)))

@@ -290,8 +290,11 @@ def _local_events(
         if k is not None and steps is not None:
             start, end = float(steps.times_s[k - 1]), float(steps.times_s[k])
             evidence.append("the change falls on one decoded frame (every-frame steps)")
+        # the frame before the step is shown until the change, the frame after from it on;
+        # tracked boxes sit on their own analysis frames
+        shown = {i - 1: start, i: end}
         regions = [
-            EvidenceRegion(t_s=round(start if j < i else end, 6), box=box, label=label)
+            EvidenceRegion(t_s=round(shown.get(j, float(sig.times_s[j])), 6), box=box, label=label)
             for c in group
             for j, box, label in c.boxes
         ]

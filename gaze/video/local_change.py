@@ -20,6 +20,7 @@ from gaze.video.clip import AnalysisFrames
 from gaze.video.motion import AlignedStep, aligned_step
 from gaze.video.runs import near
 from gaze.video.signals import SignalSeries
+from gaze.video.track import TRACK_S, follow
 
 LOCAL_MIN_AREA = 0.0015
 """Smallest changed region, as a fraction of the frame (a 16 px block in 320x240 is ~0.003)."""
@@ -257,4 +258,23 @@ def local_changes(
                     boxes=[(i, r.box, "after")],
                 )
             )
+    _track(found, frames)
     return found
+
+
+def _track(found: list[LocalChange], frames: AnalysisFrames) -> None:
+    """Add each region's box in the frames around the change that still show it (``track:``
+    boxes): back in time from a ``before`` box, forward from an ``after`` box."""
+    times = frames.times_s
+    if len(times) < 2:
+        return
+    most = max(1, round(TRACK_S / float(np.median(np.diff(times)))))
+    for change in found:
+        tracked = []
+        for j, box, label in change.boxes:
+            direction = -1 if label == "before" else 1
+            tracked += [
+                (k, moved, f"track: {label}")
+                for k, moved in follow(frames.thumbs, j, box, direction, most)
+            ]
+        change.boxes += tracked

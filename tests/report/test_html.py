@@ -254,3 +254,16 @@ def test_timeline_labels_never_overlap_at_any_length(duration):
         for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
             assert end < start
     assert 3 <= duration / tick_step(duration) <= 10
+
+
+def test_tracked_boxes_are_drawn_only_on_frames_shown_anyway():
+    from gaze.report.keyframes import Box
+
+    box = Box((0.1, 0.1, 0.2, 0.2), "track: after")
+    frames = [
+        KeyFrame(0.0, "before"),
+        KeyFrame(0.0, "box: track: after", [box], optional=True),
+        KeyFrame(0.5, "box: track: after", [box], optional=True),
+    ]
+    merged = merge_frames(frames, lambda t: t)
+    assert [(f.t_s, f.role, f.boxes) for _, f in merged] == [(0.0, "before", [box])]

@@ -66,10 +66,14 @@ def changes_in(frames: list[np.ndarray]) -> list:
 def test_an_object_vanishing_during_a_pan_is_found():
     found = changes_in([scene(2.0 * k, with_block=k < 6) for k in range(12)])
     assert [(c.index, c.type) for c in found] == [(6, "object_disappearance")]
-    ((frame, box, label),) = found[0].boxes
+    (frame, box, label), *tracked = found[0].boxes
     # frame 5 shows the block at x 110-124 of the world, seen 10 px further left
     assert (frame, label) == (5, "before")
     assert box[0] * W == pytest.approx(100, abs=2) and box[2] * W == pytest.approx(115, abs=2)
+    # and it is followed back through the frames that show it, 2 px further right each
+    assert [(k, lab) for k, _, lab in tracked] == [(k, "track: before") for k in (4, 3, 2, 1, 0)]
+    for k, moved, _ in tracked:
+        assert moved[0] * W == pytest.approx(110 - 2 * k, abs=1.5)
 
 
 def test_something_vanishing_at_the_border_may_have_left_the_view():
