@@ -109,3 +109,36 @@ def run_score(
     if judged_out is not None:
         atomic_write_text(judged_out, "".join(line + "\n" for line in recorder.table_lines()))
     return result
+
+
+def run_glide_code(
+    reference: str | Path,
+    predictions: str | Path,
+    *,
+    judge: str = "lexical",
+    model: str | None = None,
+    base_url: str | None = None,
+    judged_out: str | Path | None = None,
+) -> dict[str, Any]:
+    """GLiDE's ``groundtruth.json`` and ``batch_report.json`` scored as GLiDE's own code does
+    (``gaze.metrics.glide_compat``); the rating of a pair is round(5 s) of the judge's s."""
+    import numpy as np
+
+    from gaze.formats.glide import read_glide
+    from gaze.metrics.glide_compat import glide_code_score
+
+    refs, ref_summary = read_glide(reference)
+    preds, pred_summary = read_glide(predictions)
+    recorder = Recorder(build_judge(judge, model, base_url))
+    if recorder.reads != "description":
+        raise GazeInputError(f"--judge {judge} reads failure types; GLiDE's bugs have none")
+
+    def rate(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        return np.rint(5.0 * np.asarray(recorder.score(pairs), dtype=np.float64))
+
+    result = glide_code_score(refs, preds, rate)
+    result["judge"] = recorder.name
+    result["import"] = {"reference": ref_summary.as_dict(), "predictions": pred_summary.as_dict()}
+    if judged_out is not None:
+        atomic_write_text(judged_out, "".join(line + "\n" for line in recorder.table_lines()))
+    return result

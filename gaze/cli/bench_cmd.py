@@ -14,6 +14,7 @@ from gaze.atomic import atomic_write_text, check_writable
 from gaze.bench.methods import METHODS as RUN_METHODS
 from gaze.bench.score_cases import HEADLINE
 from gaze.cli.context_options import context_from, context_options
+from gaze.errors import GazeInputError
 from gaze.graph.context import from_environment
 
 
@@ -80,10 +81,17 @@ def metrics_table(result: dict, title: str) -> Table:
 @click.option(
     "--format",
     "source_format",
-    type=click.Choice(["gaze", "robogaze"]),
+    type=click.Choice(["gaze", "robogaze", "glide"]),
     default="gaze",
     show_default=True,
-    help="robogaze: MANIFEST is a folder of RoboGaze's ground-truth clip files (docs/compat.md).",
+    help="robogaze: MANIFEST is a folder of RoboGaze's ground-truth clip files; glide: MANIFEST "
+    "and PREDICTIONS are GLiDE's groundtruth.json and batch_report.json (docs/compat.md).",
+)
+@click.option(
+    "--compat",
+    type=click.Choice(["glide-code"]),
+    help="Score exactly as a peer's published code does: glide-code = GLiDE's evaluator "
+    "(needs --format glide; docs/compat.md).",
 )
 def score(
     manifest: Path,
@@ -99,6 +107,7 @@ def score(
     write_judged: Path | None,
     versus: Path | None,
     source_format: str,
+    compat: str | None,
 ) -> None:
     """Score PREDICTIONS (JSONL or a folder of reports) against MANIFEST."""
     from gaze.bench.score_job import run_score
@@ -107,6 +116,16 @@ def score(
     if write_judged is not None:
         check_writable(write_judged)
     console = Console(stderr=True)
+    if "glide" in (source_format, (compat or "").split("-")[0]):
+        if (source_format, compat) != ("glide", "glide-code"):
+            raise GazeInputError(
+                "GLiDE's files carry no failure types and are scored by GLiDE's own code: "
+                "give both --format glide and --compat glide-code"
+            )
+        from gaze.cli.glide_score import score_glide
+
+        score_glide(manifest, predictions, out, judge, model, base_url, write_judged, console)
+        return
     with console.status("scoring …"):
         result = run_score(
             manifest,
@@ -230,7 +249,6 @@ def run_cmd(
 
     from gaze.bench.run import RunSummary, execute_run, prepare_run
     from gaze.cli.progress_bar import BatchProgress
-    from gaze.errors import GazeInputError
     from gaze.graph.context import ENVIRONMENT
     from gaze.models.registry import parse_role_bindings
 
