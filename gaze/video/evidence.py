@@ -45,6 +45,9 @@ SHAKE_JITTER_RATIO = 0.5
 """|sum of shifts| / sum of |shifts| below this means back-and-forth shaking, not a pan."""
 SHAKE_GAP_FRAMES = 2
 """Shaking runs separated by at most this many quiet frames are one episode."""
+SHAKE_REVERSALS = 2
+"""Direction reversals between consecutive shifts needed inside a window: shaking goes back and
+forth; a smooth pan that slows and turns (pan-and-return) reverses once."""
 GLITCH_CHANGED_FRACTION = 0.25
 """Share of pixels that must change into a frame for it to be a candidate glitch or cut."""
 CUT_BRIGHTNESS_DELTA = 20.0
@@ -159,7 +162,9 @@ def camera_shake(sig: SignalSeries) -> tuple[list[Event], list[tuple[int, int]]]
         if moved.sum() < SHAKE_MIN_FRAMES:
             continue
         net = float(np.linalg.norm(shift[win].sum(axis=0)))
-        if net / float(size[win].sum()) < SHAKE_JITTER_RATIO:
+        steps = shift[win][moved]
+        reversals = int((np.sum(steps[1:] * steps[:-1], axis=1) < 0).sum())
+        if net / float(size[win].sum()) < SHAKE_JITTER_RATIO and reversals >= SHAKE_REVERSALS:
             shaking[win] |= moved
     # A shaken frame that happens to land near its predecessor's position shows no shift:
     # bridge such short gaps.

@@ -9,7 +9,7 @@ from gaze.pixel_diagnosis import PIXEL_TYPES
 from gaze.video.clip import AnalysisFrames, open_clip
 from gaze.video.evidence import detect
 from gaze.video.runs import near, true_runs
-from gaze.video.signals import compute_signals, distinct_steps
+from gaze.video.signals import SignalSeries, compute_signals, distinct_steps
 from gaze.video.steps import measure_steps
 
 
@@ -122,3 +122,31 @@ def test_runs_helpers():
     assert true_runs(np.array([0, 1, 1, 0, 1], bool)) == [(1, 2), (4, 4)]
     assert true_runs(np.zeros(3, bool)) == []
     assert near(5, [(1, 3)], margin=2) and not near(6, [(1, 3)], margin=2)
+
+
+def _shifts(xs: list[float]) -> SignalSeries:
+    n = len(xs)
+    zeros = np.zeros(n)
+    times = np.arange(n) / 10.0
+    return SignalSeries(
+        times_s=times,
+        step_start_s=np.concatenate([times[:1], times[:-1]]),
+        frame_diff=zeros,
+        changed_fraction=zeros,
+        motion=np.abs(np.asarray(xs, dtype=float)),
+        shift_x=np.asarray(xs, dtype=float),
+        shift_y=zeros,
+        sharpness=np.full(n, 500.0),
+        brightness=np.full(n, 120.0),
+        contrast=np.full(n, 40.0),
+    )
+
+
+def test_shake_goes_back_and_forth_a_turning_pan_does_not():
+    from gaze.video.evidence import camera_shake
+
+    pan_and_return = [0, 3, 4, 3, 2, -2, -3, -4, -3, 0, 0]  # slows, turns once, comes back
+    assert camera_shake(_shifts(pan_and_return))[0] == []
+    jitter = [0, 0, 3, -3, 3, -3, 3, -2, 0, 0, 0]
+    events, runs = camera_shake(_shifts(jitter))
+    assert [e.type for e in events] == ["camera_instability"] and runs == [(2, 7)]
