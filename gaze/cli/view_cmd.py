@@ -14,9 +14,10 @@ from gaze.errors import GazeInputError
 @click.argument("rundir", type=click.Path(path_type=Path))
 @click.option(
     "--compare",
-    "other",
+    "others",
+    multiple=True,
     type=click.Path(path_type=Path),
-    help="Another run on the same manifest, shown side by side (compare.html).",
+    help="Another run on the same manifest, shown side by side (compare.html); repeatable.",
 )
 @click.option(
     "--scores",
@@ -30,21 +31,21 @@ from gaze.errors import GazeInputError
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
 def view(
     rundir: Path,
-    other: Path | None,
+    others: tuple[Path, ...],
     scores: tuple[Path, ...],
     out: Path | None,
     serve: bool,
     port: int,
 ) -> None:
     """Write a static site for RUNDIR: run settings and cost, leaderboard, clip table, a page
-    per clip, and with --compare a side-by-side view of two runs."""
+    per clip, and with --compare a side-by-side view of the runs."""
     from gaze.view.site import build_site
 
     for path in scores:
         if not path.is_file():
             raise GazeInputError(f"no such scores file: {path}")
     status = Console(stderr=True)
-    rundirs = [rundir, *([other] if other is not None else [])]
+    rundirs = [rundir, *others]
     with status.status("writing pages …") as spinner:
         site = build_site(rundirs, out, scores, lambda c: spinner.update(f"page of {c} …"))
     for problem in site.problems:

@@ -100,3 +100,18 @@ def test_runs_on_different_manifests_are_not_compared(runs, tmp_path, capsys):
         run(["view", str(runs.pixel), "--compare", str(other), "--out", str(tmp_path / "s")]) == 2
     )
     assert "different manifests" in capsys.readouterr().err
+
+
+def test_three_runs_side_by_side(runs, tmp_path):
+    third = tmp_path / "pixel-again"
+    shutil.copytree(runs.pixel, third, ignore=shutil.ignore_patterns("view"))
+    site = tmp_path / "site"
+    argv = ["view", str(runs.pixel), "--compare", str(runs.graph), "--compare", str(third)]
+    assert run([*argv, "--out", str(site)]) == 0
+    compare = (site / "compare.html").read_text()
+    assert "C: pixel (pixel-again)" in compare and "A: pixel (pixel)" in compare
+    assert len(list((site / "clips-3").glob("*.html"))) == 24
+    pairs = sum(len(c["matched"]) for c in scores(runs.pixel)["per_clip"])
+    assert compare.count("↔ ref #") == 2 * pairs + sum(
+        len(c["matched"]) for c in scores(runs.graph)["per_clip"]
+    )
