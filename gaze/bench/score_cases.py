@@ -141,10 +141,6 @@ def event_key(event: Event) -> tuple[float, float, str, str, float, str]:
 RatioRow = dict[str, tuple[float, float]]
 
 
-def _f1(p: float, r: float) -> float:
-    return 0.0 if p + r == 0 else 2 * p * r / (p + r)
-
-
 def dimension_rows(
     case: ClipCase,
     pairs: Sequence[tuple[int, int]],
@@ -188,11 +184,11 @@ def dimension_rows(
         pu, ru = (both_p / n if n else 0.0), (both_r / m if m else 0.0)
         miou = float(np.mean([u for _, u, *_ in by_ref])) if by_ref else 0.0
         out[dim] = {
-            "description_f1": (_f1(p, r) * eligible, eligible),
+            "description_f1": (robogaze.f1(p, r) * eligible, eligible),
             "precision": (p * eligible, eligible),
             "recall": (r * eligible, eligible),
             "temporal_miou": (miou * eligible, eligible),
-            "f1_x_iou": (_f1(pu, ru) * eligible, eligible),
+            "f1_x_iou": (robogaze.f1(pu, ru) * eligible, eligible),
             **common,
         }
     return out

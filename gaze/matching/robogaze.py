@@ -88,7 +88,8 @@ class ClipScores:
     miou: float
 
 
-def _f1(p: float, r: float) -> float:
+def f1(p: float, r: float) -> float:
+    """Harmonic mean of precision and recall; 0 when both are 0."""
     return 0.0 if p + r == 0 else 2 * p * r / (p + r)
 
 
@@ -104,8 +105,8 @@ def clip_scores(result: ClipMatch, n: int, m: int) -> ClipScores:
         m=m,
         precision=precision,
         recall=recall,
-        f1=_f1(precision, recall),
-        f1_x_iou=_f1(p_iou, r_iou),
+        f1=f1(precision, recall),
+        f1_x_iou=f1(p_iou, r_iou),
         miou=float(u.mean()) if u.size else 0.0,
     )
 

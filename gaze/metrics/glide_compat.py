@@ -25,6 +25,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from gaze.formats.glide import GlideVideo, Interval
+from gaze.matching.robogaze import f1
 
 PEER = "glide-code (SandyyyZheng/BugAgent evaluation/evaluator.py @1503e69)"
 
@@ -88,10 +89,6 @@ def score_video(reference: GlideVideo, predicted: GlideVideo, rate: Rater) -> di
     return result
 
 
-def _f1(p: float, r: float) -> float:
-    return 2 * p * r / (p + r) if p + r > 0 else 0.0
-
-
 def glide_code_score(
     reference: dict[str, GlideVideo], predicted: dict[str, GlideVideo], rate: Rater
 ) -> dict[str, Any]:
@@ -114,10 +111,10 @@ def glide_code_score(
         "mean_iou": float(np.mean(ious)) if ious else 0.0,
         "precision": p,
         "recall": r,
-        "f1": _f1(p, r),
+        "f1": f1(p, r),
         "precision_iou": pu,
         "recall_iou": ru,
-        "f1_iou": _f1(pu, ru),
+        "f1_iou": f1(pu, ru),
     }
     return {
         "compat": PEER,
