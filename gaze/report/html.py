@@ -47,8 +47,21 @@ VIDEO_TYPES = {
 BOX_COLOUR = "#ff2d55"
 
 
-def _static(name: str) -> str:
-    return files("gaze.report").joinpath("static", name).read_text(encoding="utf-8")
+def static(name: str, package: str = "gaze.report") -> str:
+    """A file of ``package``'s static folder (styles and scripts inlined into pages)."""
+    return files(package).joinpath("static", name).read_text(encoding="utf-8")
+
+
+def html_page(title: str, body: str, styles: str, script: str) -> str:
+    """A self-contained page: styles and script inline, and no request leaving it (the favicon
+    is an empty data URL)."""
+    return (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
+        "<link rel='icon' href='data:,'>"
+        f"<title>{escape(title)}</title><style>{styles}</style></head><body>{body}"
+        f"<script>{script}</script></body></html>\n"
+    )
 
 
 @dataclass
@@ -331,13 +344,8 @@ def render_html(
     cards = "".join(event_card(i, ev, plans[i], media) for i, ev in enumerate(events))
     listing = cards or "<p>No failure events found in the sampled frames.</p>"
     notes = "".join(f"<div class='note'>{escape(n)}</div>" for n in report.consistency)
-    return (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
-        "<link rel='icon' href='data:,'>"
-        f"<title>gaze · {escape(report.clip_id)}</title><style>{_static('report.css')}</style>"
-        "</head><body>"
-        + (f"<p><a href='{escape(back)}'>← run</a></p>" if back else "")
+    body = (
+        (f"<p><a href='{escape(back)}'>← run</a></p>" if back else "")
         + f"<h1>{escape(report.clip_id)}</h1><p>{escape(report.instruction)}<br>"
         f"<span class='dim'>{escape(meta)} · {len(events)} event(s) · "
         f"{escape(report.assessment.mode)} mode</span></p>"
@@ -348,5 +356,5 @@ def render_html(
         f"{strip_html(report, media)}{judges_html(report, axis)}"
         f"<h2>Events</h2>{listing}{rejected_html(report)}{notes}"
         f"<p class='dim'><i>{escape(report.assessment.note)}</i></p>{manifest_html(report)}"
-        f"<script>{_static('report.js')}</script></body></html>\n"
     )
+    return html_page(f"gaze · {report.clip_id}", body, static("report.css"), static("report.js"))

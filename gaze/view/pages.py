@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from html import escape
-from importlib.resources import files
 from typing import Any
 from urllib.parse import quote
 
 from gaze.bench.score_cases import HEADLINE
+from gaze.report.html import html_page, static
 from gaze.schema.report import Report
 from gaze.view.runs import RunData
 
@@ -28,20 +28,10 @@ TOTALS = (
 )
 
 
-def static(name: str) -> str:
-    package = "gaze.report" if name.startswith("report.") else "gaze.view"
-    return files(package).joinpath("static", name).read_text(encoding="utf-8")
-
-
 def page(title: str, body: str) -> str:
     """A viewer page: the report's styles and the viewer's, its script, nothing external."""
-    return (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
-        "<link rel='icon' href='data:,'>"
-        f"<title>{escape(title)}</title><style>{static('report.css')}{static('view.css')}"
-        f"</style></head><body>{body}<script>{static('view.js')}</script></body></html>\n"
-    )
+    styles = static("report.css") + static("view.css", "gaze.view")
+    return html_page(title, body, styles, static("view.js", "gaze.view"))
 
 
 def clip_page_name(clip_id: str) -> str:
