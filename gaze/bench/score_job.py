@@ -29,6 +29,12 @@ def build_judge(
     return LLMJudge(build_caller(GazeContext(model=model, base_url=base_url)))
 
 
+def _write_judged(recorder: Recorder, judged_out: str | Path | None) -> None:
+    """Every pair the judge scored, as a table ``--judge table:FILE`` replays."""
+    if judged_out is not None:
+        atomic_write_text(judged_out, "".join(line + "\n" for line in recorder.table_lines()))
+
+
 FLAGS_COUNTED = ("parse_failed", "partial")
 """Report flags whose clips ``bench score`` counts (their events are scored as they are)."""
 
@@ -106,8 +112,7 @@ def run_score(
             "predictions": str(versus),
             **paired_difference(cases, other_cases, protocol, recorder, n_boot, seed),
         }
-    if judged_out is not None:
-        atomic_write_text(judged_out, "".join(line + "\n" for line in recorder.table_lines()))
+    _write_judged(recorder, judged_out)
     return result
 
 
@@ -139,6 +144,5 @@ def run_glide_code(
     result = glide_code_score(refs, preds, rate)
     result["judge"] = recorder.name
     result["import"] = {"reference": ref_summary.as_dict(), "predictions": pred_summary.as_dict()}
-    if judged_out is not None:
-        atomic_write_text(judged_out, "".join(line + "\n" for line in recorder.table_lines()))
+    _write_judged(recorder, judged_out)
     return result
