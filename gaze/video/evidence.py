@@ -291,7 +291,9 @@ def _local_events(
         evidence = [e for c in group for e in c.evidence]
         # the picture before a step is shown until the step starts (repeats included)
         start, end = float(sig.step_start_s[i]), float(sig.times_s[i])
-        k = exact_frame(steps, start, end, [box for c in group for _, box, _ in c.boxes])
+        # only the regions at the change itself: tracked boxes lie on other frames
+        at_step = [box for c in group for j, box, _ in c.boxes if j in (i - 1, i)]
+        k = exact_frame(steps, start, end, at_step)
         if k is not None and steps is not None:
             start, end = float(steps.times_s[k - 1]), float(steps.times_s[k])
             evidence.append("the change falls on one decoded frame (every-frame steps)")
