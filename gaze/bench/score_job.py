@@ -11,6 +11,7 @@ from gaze.bench.inputs import check_known_clips, load_manifest, load_predictions
 from gaze.bench.score_cases import ClipCase, paired_difference, score_cases
 from gaze.errors import GazeInputError
 from gaze.matching.similarity import Recorder, SimilarityJudge, make_judge
+from gaze.schema.manifest import ManifestClip
 
 
 def build_judge(
@@ -144,5 +145,79 @@ def run_glide_code(
     result = glide_code_score(refs, preds, rate)
     result["judge"] = recorder.name
     result["import"] = {"reference": ref_summary.as_dict(), "predictions": pred_summary.as_dict()}
+    _write_judged(recorder, judged_out)
+    return result
+
+
+def _has_reports(path: Path) -> bool:
+    return path.is_dir() and next(path.rglob("report.json"), None) is not None
+
+
+def run_robogaze_code(
+    manifest: str | Path,
+    predictions: str | Path,
+    *,
+    source_format: str = "gaze",
+    judge: str = "lexical",
+    model: str | None = None,
+    base_url: str | None = None,
+    judged_out: str | Path | None = None,
+) -> dict[str, Any]:
+    """Scored as RoboGaze's original ``scripts/evaluate.py`` scores
+    (``gaze.metrics.robogaze_compat``). MANIFEST is a gaze manifest, or with ``--format
+    robogaze`` a folder of RoboGaze files (the original code's ``glitches`` files or the
+    project page's clip files); PREDICTIONS are gaze predictions, or a folder of the original
+    code's ``report.json`` files. gaze's spans become frames as the original turns times into
+    frames: ``round(t * fps)`` with the clip's fps."""
+    from gaze.formats import robogaze_code as code
+    from gaze.formats.summary import ImportSummary
+    from gaze.metrics.robogaze_compat import robogaze_code_score
+
+    manifest, predictions = Path(manifest), Path(predictions)
+    truth_summary = ImportSummary(source=str(manifest))
+    rows: list[ManifestClip] = []
+    if source_format == "robogaze":
+        truth = code.read_ground_truth(manifest, truth_summary)
+        if not truth:  # no 'glitches' files: the project page's clip files
+            from gaze.formats.robogaze import read_manifest
+
+            rows, truth_summary = read_manifest(manifest, manifest.resolve().parent)
+    else:
+        rows = load_manifest(manifest)
+        truth = []
+    fps_of: dict[str, float | None] = {c.video_id: c.fps for c in truth}
+    for row in rows:
+        if row.fps is None:
+            raise GazeInputError(f"clip {row.clip_id}: no fps; robogaze-code scores frames")
+        defaulted = {i for i in row.metadata.get("severity_defaulted", []) if isinstance(i, int)}
+        truth.append(
+            code.from_gaze(row.clip_id, row.instruction, row.events, row.fps, defaulted, "G")
+        )
+        fps_of[row.clip_id] = row.fps
+    pred_summary = ImportSummary(source=str(predictions))
+    if _has_reports(predictions):
+        reports = code.read_reports(predictions, pred_summary)
+    else:
+        reports = {}
+        for clip_id, pred in load_predictions(predictions).items():
+            pred_summary.read += 1
+            fps = fps_of.get(clip_id)
+            if fps is None:
+                pred_summary.skip(clip_id, "no fps for this clip's ground truth")
+                continue
+            reports[clip_id] = code.from_gaze(clip_id, "", pred.events, fps, set(), "P")
+            pred_summary.written += 1
+    pairs, no_report, no_truth = code.pair_clips(truth, reports)
+    if not pairs:
+        raise GazeInputError("no clip has both a ground truth and a prediction")
+    recorder = Recorder(build_judge(judge, model, base_url))
+    if recorder.reads != "description":
+        raise GazeInputError(
+            f"--judge {judge} reads failure types; robogaze-code judges descriptions"
+        )
+    result = robogaze_code_score(pairs, recorder.score)
+    result["judge"] = recorder.name
+    result["left_out"] = {"reference_only": no_report, "predicted_only": no_truth}
+    result["import"] = {"reference": truth_summary.as_dict(), "predictions": pred_summary.as_dict()}
     _write_judged(recorder, judged_out)
     return result

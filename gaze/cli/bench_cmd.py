@@ -89,9 +89,10 @@ def metrics_table(result: dict, title: str) -> Table:
 )
 @click.option(
     "--compat",
-    type=click.Choice(["glide-code"]),
+    type=click.Choice(["glide-code", "robogaze-code"]),
     help="Score exactly as a peer's published code does: glide-code = GLiDE's evaluator "
-    "(needs --format glide; docs/compat.md).",
+    "(needs --format glide); robogaze-code = RoboGaze's original scripts/evaluate.py (with "
+    "--format robogaze, its own glitches and report.json files) (docs/compat.md).",
 )
 def score(
     manifest: Path,
@@ -116,15 +117,27 @@ def score(
     if write_judged is not None:
         check_writable(write_judged)
     console = Console(stderr=True)
-    if "glide" in (source_format, (compat or "").split("-")[0]):
-        if (source_format, compat) != ("glide", "glide-code"):
-            raise GazeInputError(
-                "GLiDE's files carry no failure types and are scored by GLiDE's own code: "
-                "give both --format glide and --compat glide-code"
-            )
-        from gaze.cli.glide_score import score_glide
+    glide = (source_format == "glide", compat == "glide-code")
+    if any(glide) and not all(glide):
+        raise GazeInputError(
+            "GLiDE's files carry no failure types and are scored by GLiDE's own code: "
+            "give both --format glide and --compat glide-code"
+        )
+    if compat is not None:
+        from gaze.cli.peer_score import score_peer
 
-        score_glide(manifest, predictions, out, judge, model, base_url, write_judged, console)
+        score_peer(
+            compat,
+            manifest,
+            predictions,
+            out,
+            source_format=source_format,
+            judge=judge,
+            model=model,
+            base_url=base_url,
+            write_judged=write_judged,
+            console=console,
+        )
         return
     with console.status("scoring …"):
         result = run_score(
