@@ -1,29 +1,34 @@
-"""`gaze convert --from FORMAT INPUT --out OUT`: a peer's files as gaze's manifest;
-`gaze convert --to FORMAT MANIFEST --out FOLDER`: the way back."""
+"""`gaze convert SOURCE --from FORMAT --out OUT`: a peer's files as gaze's (a manifest,
+predictions or curves); `gaze convert SOURCE --to FORMAT --out OUT`: gaze's files in the peer's
+format. What each conversion keeps and counts: docs/compat.md."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
 
 from gaze.atomic import atomic_write_text, check_writable
 from gaze.errors import GazeInputError
+from gaze.formats.convert import FROM_FORMATS, TO_FORMATS, Rows
 
-FORMATS = ("robogaze",)
+
+def _jsonl(rows: Rows) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
 @click.command()
 @click.argument("source", type=click.Path(path_type=Path))
-@click.option("--from", "source_format", type=click.Choice(FORMATS), help="Read this format.")
-@click.option("--to", "target_format", type=click.Choice(FORMATS), help="Write this format.")
+@click.option("--from", "source_format", type=click.Choice(FROM_FORMATS), help="Read this format.")
+@click.option("--to", "target_format", type=click.Choice(TO_FORMATS), help="Write this format.")
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
     required=True,
-    help="MANIFEST.jsonl (--from) or a folder (--to).",
+    help="The file (or, for robogaze and robogaze-report, the folder) to write.",
 )
 @click.option(
     "--summary",
@@ -31,37 +36,68 @@ FORMATS = ("robogaze",)
     type=click.Path(path_type=Path),
     help="Also write the import summary (every row left out, with its reason) as JSON.",
 )
+@click.option(
+    "--curves",
+    type=click.Path(path_type=Path),
+    help="prm: the curves file written beside the manifest (--from) or read with it (--to).",
+)
+@click.option(
+    "--fps",
+    type=click.FloatRange(min=0, min_open=True),
+    help="robogaze: frames per second of clips whose files give frames and no fps.",
+)
+@click.option(
+    "--manifest",
+    "manifest_for_fps",
+    type=click.Path(path_type=Path),
+    help="robogaze-report: the manifest whose clips' fps turn times into frames.",
+)
 def convert(
     source: Path,
     source_format: str | None,
     target_format: str | None,
     out: Path,
     summary_out: Path | None,
+    curves: Path | None,
+    fps: float | None,
+    manifest_for_fps: Path | None,
 ) -> None:
-    """Convert SOURCE (a peer's file or folder) into a gaze manifest (--from); rows that cannot
-    be used are skipped and counted with their reason (exit 0 with the summary). With --to, a
-    gaze manifest into the peer's files."""
-    from gaze.formats.robogaze import read_manifest
-
+    """Convert SOURCE, a peer's file or folder, into gaze's files (--from): rows that cannot be
+    used are skipped and counted with their reason (exit 0 with the summary). With --to, a gaze
+    manifest or predictions file into the peer's files."""
     if (source_format is None) == (target_format is None):
         raise GazeInputError("give one of --from FORMAT or --to FORMAT")
     if not source.exists():
         raise GazeInputError(f"no such file or folder: {source}")
+    for path in (out, summary_out, curves if source_format else None):
+        if path is not None:
+            check_writable(path)
     if target_format is not None:
-        _write_peer_files(source, out)
+        _export(source, target_format, out, curves, fps, manifest_for_fps)
         return
-    check_writable(out)
-    if summary_out is not None:
-        check_writable(summary_out)
-    clips, summary = read_manifest(source, out.resolve().parent)
-    atomic_write_text(out, "".join(c.model_dump_json(exclude_defaults=True) + "\n" for c in clips))
+    from gaze.formats.convert import import_peer
+
+    assert source_format is not None
+    outputs, summary = import_peer(source_format, source, out.resolve().parent, fps)
+    kinds = [k for k in ("manifest", "predictions", "curves") if outputs.get(k)]
+    primary = kinds[0]
+    atomic_write_text(out, _jsonl(outputs[primary]))
+    console = Console(stderr=True)
+    if "curves" in kinds[1:]:
+        if curves is None:
+            console.print(
+                f"[yellow]{len(outputs['curves'])} curve(s) not written: "
+                "give --curves FILE[/yellow]"
+            )
+        else:
+            atomic_write_text(curves, _jsonl(outputs["curves"]))
+            console.print(f"{len(outputs['curves'])} curve(s) written to {curves}")
     report = summary.as_dict()
     if summary_out is not None:
         atomic_write_text(summary_out, json.dumps(report, indent=2) + "\n")
-    console = Console(stderr=True)
     console.print(
-        f"{report['written']} clip(s) written to {out} from {report['read']} file(s); "
-        f"{report['skipped']} left out"
+        f"{len(outputs[primary])} {primary} row(s) written to {out} from {report['read']} "
+        f"read; {report['skipped']} left out"
     )
     for reason, count in sorted(report["skipped_by_reason"].items()):
         console.print(f"  left out ({count}): {reason}")
@@ -69,16 +105,87 @@ def convert(
         console.print(f"  adjusted ({count}): {change}")
 
 
-def _write_peer_files(manifest: Path, out: Path) -> None:
+def _export(
+    source: Path,
+    target: str,
+    out: Path,
+    curves: Path | None,
+    fps: float | None,
+    manifest_for_fps: Path | None,
+) -> None:
+    from gaze.formats.convert import glide_document, read_gaze
+
+    kind, rows = read_gaze(source)
+    console = Console(stderr=True)
+    if target == "robogaze":
+        _need(kind, "manifest", target)
+        _write_clip_files(source, out)
+        return
+    if target == "robogaze-report":
+        _need(kind, "predictions", target)
+        _write_reports(rows, out, fps, manifest_for_fps)
+        console.print(f"{len(rows)} report.json file(s) written under {out}")
+        return
+    if target == "glide":
+        atomic_write_text(out, json.dumps(glide_document(rows), indent=2) + "\n")
+    elif target == "robojudge":
+        from gaze.formats.robojudge import gold_document, prediction_document
+
+        write = gold_document if kind == "manifest" else prediction_document
+        atomic_write_text(out, _jsonl([write(r) for r in rows]))
+    else:  # prm
+        from gaze.formats.prm import toolkit_row
+
+        _need(kind, "manifest", target)
+        by_case = _curves(curves)
+        atomic_write_text(out, _jsonl([toolkit_row(r, by_case.get(r["clip_id"])) for r in rows]))
+    console.print(f"{len(rows)} {kind} row(s) written to {out} as {target}")
+
+
+def _need(kind: str, wanted: str, target: str) -> None:
+    if kind != wanted:
+        raise GazeInputError(f"--to {target} writes from a gaze {wanted}, not {kind}")
+
+
+def _curves(path: Path | None) -> dict[str, dict[str, Any]]:
+    from gaze.formats.jsonl import json_rows
+
+    if path is None:
+        return {}
+    return {str(row.get("case_id")): row for _, row in json_rows(path)}
+
+
+def _write_reports(rows: Rows, out: Path, fps: float | None, manifest: Path | None) -> None:
+    """One ``<clip_id>/report.json`` per prediction, as the original RoboGaze code writes."""
+    from gaze.bench.inputs import load_manifest
+    from gaze.formats.robogaze_original import report_document
+    from gaze.schema.manifest import Prediction
+
+    fps_of = {r.clip_id: r.fps for r in load_manifest(manifest)} if manifest else {}
+    if fps is None and not fps_of:
+        raise GazeInputError("--to robogaze-report needs --manifest MANIFEST or --fps F for frames")
+    for row in rows:
+        pred = Prediction.model_validate(row)
+        document = report_document(pred, fps_of.get(pred.clip_id) or fps)
+        target = out / pred.clip_id / "report.json"
+        _mkdir(target.parent)
+        atomic_write_text(target, json.dumps(document, indent=2) + "\n")
+
+
+def _mkdir(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GazeInputError(f"cannot create {folder}: {exc.strerror}") from None
+
+
+def _write_clip_files(manifest: Path, out: Path) -> None:
     """One RoboGaze clip file per manifest row, in the folder ``out``."""
     from gaze.bench.inputs import load_manifest
     from gaze.formats.robogaze import clip_document
 
     rows = load_manifest(manifest)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise GazeInputError(f"cannot create {out}: {exc.strerror}") from None
+    _mkdir(out)
     for row in rows:
         document = clip_document(row, manifest.resolve().parent, out.resolve())
         atomic_write_text(out / f"{row.clip_id}.json", json.dumps(document, indent=2) + "\n")

@@ -93,3 +93,111 @@ def read_pairs(gold_path: Path, pred_path: Path, summary: ImportSummary) -> Pair
             pairs[axis].append((gold[(item, axis)], pred))
             summary.written += 1
     return pairs
+
+
+SUB_SCORES = (
+    "agent_consistency",
+    "scene_consistency",
+    "interaction_realism",
+    "agent_match",
+    "object_correct",
+    "goal_completed",
+)
+"""The gold file's six 0-2 sub-scores (kept under ``metadata.robojudge``)."""
+GOLD_FIELDS = {"item_id", "video_url", "physical_adherence", "instruction_alignment"}
+
+
+def is_gold(rows: list[tuple[int, dict[str, Any]]]) -> bool:
+    """A gold file carries the sub-scores or the video URLs; a judge's file does not."""
+    return any(key in row for _, row in rows for key in (*SUB_SCORES, "video_url"))
+
+
+def _score(value: Any, where: str, summary: ImportSummary) -> float | None:
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        summary.skip(where, "score is not a number (read as null)")
+        return None
+
+
+def manifest_rows(path: Path, summary: ImportSummary) -> list[dict[str, Any]]:
+    """The gold file as manifest rows: ``item_id`` is the clip id, ``video_url`` the video,
+    ``pa``/``ia`` the gold scores as given; everything else under ``metadata.robojudge``. The
+    file has no instruction text: the ``task`` id stands in, counted. A repeated id keeps its
+    last row, as RoboJudge's scorer does."""
+    out: dict[str, dict[str, Any]] = {}
+    for number, row in json_rows(path):
+        summary.read += 1
+        where = f"{path.name} line {number}"
+        item = _item_id(row)
+        if item is None:
+            summary.skip(where, "gold row without an item id")
+            continue
+        if item in out:
+            summary.adjusted["repeated gold id: last row kept"] += 1
+        instruction = row.get("instruction") or row.get("prompt")
+        if not instruction:
+            instruction = row.get("task") or item
+            summary.adjusted["no instruction text: the task id stands in"] += 1
+        out[item] = {
+            "clip_id": item,
+            "video": str(row.get("video_url") or row.get("video") or f"{item}.mp4"),
+            "instruction": str(instruction),
+            "generator": str(row.get("model") or ""),
+            "pa": _score(row.get(AXES["pa"][0]), f"{where} pa", summary),
+            "ia": _score(row.get(AXES["ia"][0]), f"{where} ia", summary),
+            "metadata": {"robojudge": {k: v for k, v in row.items() if k not in GOLD_FIELDS}},
+        }
+    summary.written = len(out)
+    return list(out.values())
+
+
+def prediction_rows(path: Path, summary: ImportSummary) -> list[dict[str, Any]]:
+    """A judge's file as gaze predictions (``clip_id``, ``pa``, ``ia``): ids with ``.mp4``
+    dropped, a non-number score null (counted), 0.0 kept as it is; free-text rows left out and
+    counted; a repeated id keeps its last row (RoboJudge's scorer counts each repeat as a pair:
+    score such files with ``bench agreement --format robojudge``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for number, row in json_rows(path):
+        summary.read += 1
+        where = f"{path.name} line {number}"
+        item = _item_id(row)
+        if item is None:
+            summary.skip(where, "prediction row without an item id")
+            continue
+        raw = {axis: row.get(keys[0]) for axis, keys in AXES.items()}
+        if all(value is None for value in raw.values()):
+            summary.skip(where, "free-text prediction (no score fields): not read")
+            continue
+        item = item.removesuffix(".mp4")
+        if item in out:
+            summary.adjusted["repeated prediction id: last row kept"] += 1
+        out[item] = {
+            "clip_id": item,
+            **{axis: _score(value, f"{where} {axis}", summary) for axis, value in raw.items()},
+        }
+    summary.written = len(out)
+    return list(out.values())
+
+
+def gold_document(row: dict[str, Any]) -> dict[str, Any]:
+    """A manifest row as a gold line (the way back)."""
+    kept = dict((row.get("metadata") or {}).get("robojudge") or {})
+    return {
+        "item_id": row["clip_id"],
+        **kept,
+        "video_url": row.get("video"),
+        "physical_adherence": row.get("pa"),
+        "instruction_alignment": row.get("ia"),
+    }
+
+
+def prediction_document(row: dict[str, Any]) -> dict[str, Any]:
+    """A gaze prediction as a judge's line."""
+    return {
+        "item_id": row["clip_id"],
+        "physical_adherence": row.get("pa"),
+        "instruction_alignment": row.get("ia"),
+    }

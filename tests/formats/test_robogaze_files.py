@@ -94,14 +94,14 @@ def test_clip_files_become_a_manifest_with_every_quirk_handled(tmp_path, capsys)
     }
     assert report["adjusted"]["null severity given the type's default"] == 1
     assert report["adjusted"]["end clamped to the clip"] == 1
-    assert "2 clip(s) written" in err and "left out (1): ends past the clip" in err
+    assert "2 manifest row(s) written" in err and "left out (1): ends past the clip" in err
 
 
 def test_nothing_usable_is_one_line(tmp_path, capsys):
     (tmp_path / "metadata.json").write_text("{}")
     args = ["convert", "--from", "robogaze", str(tmp_path), "--out", str(tmp_path / "m.jsonl")]
     assert run(args) == 2
-    assert "no usable robogaze clip" in capsys.readouterr().err
+    assert "nothing usable as robogaze" in capsys.readouterr().err
     assert not (tmp_path / "m.jsonl").exists()
 
 

@@ -1,0 +1,226 @@
+"""`gaze convert` for RoboGaze's original files, RoboJudge's, the PRM toolkit's and GLiDE's, both
+ways, on small files written here in each peer's format (not the peers' data), with every quirk
+the issue lists: frames without fps, renamed types, null severities, duplicated ids, 0.0 scores,
+string labels, curves by path, processed-only curves."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gaze.cli.main import run
+from gaze.formats.glide import read_glide
+from gaze.formats.robogaze_code import read_reports
+from gaze.formats.summary import ImportSummary
+
+
+def rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def convert(*args: str) -> int:
+    return run(["convert", *args])
+
+
+def test_original_ground_truth_becomes_a_manifest(tmp_path, capsys):
+    gt = tmp_path / "gt"
+    gt.mkdir()
+    glitch = {"glitch_type": "impossible_motion", "start_frame": 20, "end_frame": 30}
+    (gt / "a.json").write_text(
+        json.dumps(
+            {
+                "video_id": "a",
+                "task": "stack the cups",
+                "fps": 10,
+                "glitches": [
+                    {**glitch, "glitch_id": "g1", "severity": None, "note": "cup  moves alone"},
+                    {**glitch, "glitch_type": "blur", "human_severity": 2, "description": "blur"},
+                    {**glitch, "glitch_type": "not_a_type"},
+                ],
+            }
+        )
+    )
+    (gt / "b.json").write_text(json.dumps({"video_id": "b", "task": "t", "glitches": []}))
+    out = tmp_path / "out" / "m.jsonl"
+    out.parent.mkdir()
+    assert convert(str(gt), "--from", "robogaze", "--out", str(out)) == 0
+    err = capsys.readouterr().err
+    assert "left out (1): frames but no fps (give --fps)" in err
+    (a,) = rows(out)
+    assert a["video"] == "../gt/a.mp4" and a["fps"] == 10
+    first, second = a["events"]
+    assert (first["type"], first["start_s"], first["end_s"]) == ("other_implausible_dynamics", 2, 3)
+    assert first["description"] == "cup moves alone"
+    assert a["metadata"]["severity_defaulted"] == [0]
+    assert second["severity"] == 2 and a["metadata"]["robogaze"]["events"][0] == {"glitch_id": "g1"}
+    assert "type impossible_motion read as other_implausible_dynamics" in err
+    assert "left out (1): type 'not_a_type' not in the codebook" in err
+    assert convert(str(gt), "--from", "robogaze", "--fps", "5", "--out", str(out)) == 0
+    assert [r["clip_id"] for r in rows(out)] == ["a", "b"]  # b now has an fps
+
+
+def test_original_reports_become_predictions_and_go_back(tmp_path):
+    outputs = tmp_path / "outputs"
+    (outputs / "gr1_sim" / "ep1").mkdir(parents=True)
+    report = {
+        "video_id": "ep1",
+        "video_meta": {"fps": 20},
+        "glitches": [
+            {
+                "glitch_type": "object_teleportation",
+                "start_frame": 10,
+                "end_frame": 14,
+                "severity": 5,
+                "confidence": 0.8,
+                "description": "the cup jumps",
+            }
+        ],
+    }
+    (outputs / "gr1_sim" / "ep1" / "report.json").write_text(json.dumps(report))
+    preds = tmp_path / "p.jsonl"
+    assert convert(str(outputs), "--from", "robogaze", "--out", str(preds)) == 0
+    (pred,) = rows(preds)
+    assert pred["clip_id"] == "gr1_sim__ep1"  # the dataset folder in front, as the original
+    assert (pred["events"][0]["start_s"], pred["events"][0]["end_s"]) == (0.5, 0.7)
+    back = tmp_path / "back"
+    assert convert(str(preds), "--to", "robogaze-report", "--fps", "20", "--out", str(back)) == 0
+    again = read_reports(back, ImportSummary(source="x"))["gr1_sim__ep1"]
+    assert [(e.start_frame, e.end_frame, e.severity) for e in again.events] == [(10, 14, 5)]
+
+
+def test_robojudge_files_both_ways(tmp_path, capsys):
+    gold = tmp_path / "final.jsonl"
+    base = {"dataset": "d", "model": "m", "task": "task_0001", "agent_consistency": 2}
+    gold.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {**base, "item_id": "x", "video_url": "https://h/x.mp4", "physical_adherence": 3},
+                {**base, "item_id": "x", "physical_adherence": 4, "instruction_alignment": 2},
+                {**base, "item_id": "y", "physical_adherence": 5, "instruction_alignment": 5},
+            ]
+        )
+    )
+    manifest = tmp_path / "m.jsonl"
+    assert convert(str(gold), "--from", "robojudge", "--out", str(manifest)) == 0
+    err = capsys.readouterr().err
+    assert "repeated gold id: last row kept" in err and "the task id stands in" in err
+    x, y = rows(manifest)
+    assert (x["pa"], x["ia"], x["instruction"]) == (4.0, 2.0, "task_0001")
+    assert x["metadata"]["robojudge"]["agent_consistency"] == 2
+    judge = tmp_path / "judge.jsonl"
+    judge.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {"item_id": "x.mp4", "physical_adherence": 0.0, "instruction_alignment": "n/a"},
+                {"item_id": "y", "predict": "free text only"},
+                {"item_id": "y", "physical_adherence": 4, "instruction_alignment": 4},
+                {"item_id": "y", "physical_adherence": 5, "instruction_alignment": 5},
+            ]
+        )
+    )
+    preds = tmp_path / "p.jsonl"
+    assert convert(str(judge), "--from", "robojudge", "--out", str(preds)) == 0
+    err = capsys.readouterr().err
+    px, py = rows(preds)
+    assert px == {"clip_id": "x", "pa": 0.0, "ia": None}  # 0.0 kept as it is there
+    assert py["pa"] == 5.0
+    assert "free-text prediction" in err and "repeated prediction id: last row kept" in err
+    assert "score is not a number (read as null)" in err
+    back = tmp_path / "gold_back.jsonl"
+    assert convert(str(manifest), "--to", "robojudge", "--out", str(back)) == 0
+    first = rows(back)[0]
+    assert first["item_id"] == "x" and first["physical_adherence"] == 4.0
+    assert first["agent_consistency"] == 2 and first["dataset"] == "d"
+
+
+def test_prm_toolkit_rows_become_a_manifest_and_curves_and_go_back(tmp_path, capsys):
+    (tmp_path / "c2.json").write_text(json.dumps({"progress": [0.0, 0.4, 1.0]}))
+    toolkit = tmp_path / "manifest.jsonl"
+    toolkit.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {
+                    "case_id": "c1",
+                    "task": "open the drawer",
+                    "task_name": "drawer",
+                    "video": "v/c1.mp4",
+                    "wrist_video": "v/c1_wrist.mp4",
+                    "label": "success",
+                    "benchmark": "b",
+                    "model": "m",
+                    "progress": [0.1, 0.5, 0.9],
+                },
+                {
+                    "case_id": "c2",
+                    "task": "t",
+                    "video": "v/c2.mp4",
+                    "label": "failure",
+                    "progress_path": "c2.json",
+                },
+                {
+                    "case_id": "c3",
+                    "task": "t",
+                    "video": "v/c3.mp4",
+                    "label": "maybe",
+                    "progress_processed": [0.2, 0.3],
+                },
+                {"case_id": "c1", "task": "again"},
+            ]
+        )
+    )
+    manifest, curves = tmp_path / "m.jsonl", tmp_path / "curves.jsonl"
+    args = [str(toolkit), "--from", "prm", "--out", str(manifest), "--curves", str(curves)]
+    assert convert(*args) == 0
+    err = capsys.readouterr().err
+    m = {r["clip_id"]: r for r in rows(manifest)}
+    assert m["c1"]["success"] is True and m["c2"]["success"] is False
+    assert "success" not in m["c3"] and "is not a toolkit word" in err
+    assert m["c1"]["metadata"]["prm"]["wrist_video"] == "v/c1_wrist.mp4"
+    c = {r["case_id"]: r for r in rows(curves)}
+    assert c["c2"]["progress"] == [0.0, 0.4, 1.0] and c["c2"]["label"] == 0
+    assert c["c1"]["task"] == "drawer" and c["c1"]["benchmark"] == "b"
+    assert "c3" not in c and "only a processed curve" in err and "repeated case_id" in err
+    back = tmp_path / "toolkit_back.jsonl"
+    assert convert(str(manifest), "--to", "prm", "--curves", str(curves), "--out", str(back)) == 0
+    b = {r["case_id"]: r for r in rows(back)}
+    assert b["c1"]["label"] == "success" and b["c1"]["progress"] == [0.1, 0.5, 0.9]
+    assert b["c1"]["wrist_video"] == "v/c1_wrist.mp4" and b["c1"]["task_name"] == "drawer"
+    assert b["c3"]["label"] == "maybe" and "progress" not in b["c3"]
+
+
+def test_step_metrics_tables_become_curves(tmp_path):
+    demo = tmp_path / "demos" / "robot" / "pick"
+    demo.mkdir(parents=True)
+    (demo / "step_metrics.csv").write_text(
+        "Step,StepProgress,EpisodeSuccess,MP\n1,0.2,0,20\n2,0.7,1,70\n"
+    )
+    (tmp_path / "demos" / "bad").mkdir()
+    (tmp_path / "demos" / "bad" / "step_metrics.csv").write_text("Step,Other\n1,2\n")
+    out = tmp_path / "curves.jsonl"
+    assert convert(str(tmp_path / "demos"), "--from", "prm", "--out", str(out)) == 0
+    assert rows(out) == [{"case_id": "robot/pick", "progress": [0.2, 0.7], "label": 1}]
+
+
+def test_gaze_files_written_for_glide(tmp_path, capsys):
+    event = {"dimension": "visual_quality", "type": "blur", "severity": 2}
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text(
+        json.dumps(
+            {
+                "clip_id": "k",
+                "video": "k.mp4",
+                "instruction": "wave",
+                "events": [{**event, "start_s": 1, "end_s": 2, "description": "it blurs"}],
+            }
+        )
+        + "\n"
+    )
+    gt = tmp_path / "groundtruth.json"
+    assert convert(str(manifest), "--to", "glide", "--out", str(gt)) == 0
+    videos, _ = read_glide(gt)
+    assert videos["k"].bugs == ["it blurs"] and videos["k"].time_nodes == [[(1.0, 2.0)]]
+    assert convert(str(gt), "--from", "glide", "--out", str(tmp_path / "x")) == 2
+    assert "--compat glide-code" in capsys.readouterr().err
