@@ -22,11 +22,13 @@ from gaze.metrics.bootstrap import resample_counts
 from gaze.metrics.progress import aggregate, opd_metrics, process
 
 
-def _cases(curves: str | Path) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """(where, case_id, row) of every row of a curves file; a missing or repeated case_id
-    fails naming the line."""
+def _cases(
+    curves: str | Path, rows: list[tuple[int, dict[str, Any]]] | None = None
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(where, case_id, row) of every row of a curves file (or of ``rows`` read from it); a
+    missing or repeated case_id fails naming the line."""
     seen: set[str] = set()
-    for number, row in json_rows(curves):
+    for number, row in json_rows(curves) if rows is None else rows:
         where = f"{curves} line {number}"
         case_id = str(row.get("case_id", "")).strip()
         if not case_id:
@@ -68,7 +70,19 @@ def progress_metrics(
     v1: bool = False,
     success_source: str = "curve",
     compat: str | None = None,
+    source_format: str = "gaze",
 ) -> dict[str, Any]:
+    toolkit_rows = None
+    summary = None
+    if source_format == "prm" and compat != "prm":
+        # the toolkit's rows under gaze's own definitions: raw curves (inline or by path),
+        # label words as 0/1, task_name and benchmark as the toolkit names them
+        from gaze.formats.prm import convert_rows
+        from gaze.formats.summary import ImportSummary
+
+        summary = ImportSummary(source=f"prm:{curves}")
+        _, converted = convert_rows(json_rows(curves), Path(curves), summary)
+        toolkit_rows = list(enumerate(converted, start=1))
     if compat == "prm":
         if v1:
             raise GazeInputError("--compat prm reproduces the toolkit's v1.5 scorer: drop --v1")
@@ -76,7 +90,7 @@ def progress_metrics(
     if compat is not None:
         raise GazeInputError(f"unknown --compat {compat!r} for progress metrics; known: prm")
     cases, by_model, by_group = [], defaultdict(list), defaultdict(list)
-    for where, case_id, row in _cases(curves):
+    for where, case_id, row in _cases(curves, toolkit_rows):
         values = _curve(row, where)
         kind = row.get("kind", "absolute")
         if kind not in ("absolute", "increments"):
@@ -127,6 +141,7 @@ def progress_metrics(
         "success_source": success_source,
         "cases": cases,
         "leaderboard": board,
+        **({"import": summary.as_dict()} if summary is not None else {}),
     }
 
 

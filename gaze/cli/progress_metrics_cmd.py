@@ -36,12 +36,30 @@ def progress() -> None:
     type=click.Choice(["prm"]),
     help="Score exactly as a peer's code does: prm = the PRM-as-a-Judge toolkit (docs/compat.md).",
 )
-def metrics(curves: Path, out: Path, v1: bool, success_source: str, compat: str | None) -> None:
+@click.option(
+    "--format",
+    "source_format",
+    type=click.Choice(["gaze", "prm"]),
+    default="gaze",
+    show_default=True,
+    help="prm: CURVES is a PRM-as-a-Judge toolkit manifest or per_case.jsonl, scored by gaze's "
+    "own definitions (raw curves, label words; docs/compat.md).",
+)
+def metrics(
+    curves: Path,
+    out: Path,
+    v1: bool,
+    success_source: str,
+    compat: str | None,
+    source_format: str,
+) -> None:
     """Process every curve and compute OPD metrics and per-model leaderboards."""
     from gaze.bench.judges_jobs import progress_metrics
 
     check_writable(out)
-    result = progress_metrics(curves, v1=v1, success_source=success_source, compat=compat)
+    result = progress_metrics(
+        curves, v1=v1, success_source=success_source, compat=compat, source_format=source_format
+    )
     atomic_write_text(out, json.dumps(result, indent=2) + "\n")
     label = f"compat {result['compat'].split(':')[0]}" if compat else result["mode"]
     table = Table(

@@ -224,3 +224,38 @@ def test_gaze_files_written_for_glide(tmp_path, capsys):
     assert videos["k"].bugs == ["it blurs"] and videos["k"].time_nodes == [[(1.0, 2.0)]]
     assert convert(str(gt), "--from", "glide", "--out", str(tmp_path / "x")) == 2
     assert "--compat glide-code" in capsys.readouterr().err
+
+
+def test_progress_metrics_read_toolkit_rows_under_gazes_definitions(tmp_path):
+    """`progress metrics --format prm`: a toolkit manifest scored by gaze's own definitions in
+    one step (label words as 0/1, curves by path), without --compat."""
+    (tmp_path / "c2.json").write_text(json.dumps([{"progress": 0.0}, {"progress": 0.2}]))
+    toolkit = tmp_path / "manifest.jsonl"
+    toolkit.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {
+                    "case_id": "c1",
+                    "task_name": "drawer",
+                    "video": "a.mp4",
+                    "label": "success",
+                    "progress": [0.0, 0.5, 1.0],
+                },
+                {"case_id": "c2", "video": "b.mp4", "label": "failed", "progress_path": "c2.json"},
+                {"case_id": "c3", "video": "c.mp4", "progress_processed": [0.1]},
+            ]
+        )
+    )
+    out = tmp_path / "opd.json"
+    args = ["progress", "metrics", str(toolkit), "--format", "prm", "--success-source", "label"]
+    assert run([*args, "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    cases = {c["case_id"]: c for c in result["cases"]}
+    assert set(cases) == {"c1", "c2"} and cases["c1"]["task"] == "drawer"
+    assert cases["c1"]["metrics"]["SR"] == 1.0 and cases["c2"]["metrics"]["SR"] == 0.0
+    assert cases["c2"]["progress_raw"] == [0.0, 0.2]
+    assert result["import"]["skipped_by_reason"] == {
+        "only a processed curve (progress_processed): no raw curve": 1
+    }
+    assert run(["progress", "metrics", str(toolkit), "--out", str(out)]) == 2  # gaze format
