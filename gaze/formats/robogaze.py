@@ -19,7 +19,6 @@ How they differ from gaze's manifest, and what the import does:
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gaze.errors import GazeInputError
-from gaze.formats.summary import ImportSummary
+from gaze.formats.summary import UNREADABLE, ImportSummary, read_json
 from gaze.schema.codebook import load_codebook
 from gaze.schema.events import Event
 from gaze.schema.manifest import ManifestClip
@@ -69,11 +68,8 @@ def read_clips(source: Path, manifest_dir: Path, summary: ImportSummary) -> list
     """Every usable clip of ``source`` (a clip file or a folder of them)."""
     clips = []
     for path in clip_files(source):
-        summary.read += 1
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            summary.skip(path.name, f"unreadable ({type(exc).__name__})")
+        data = read_json(path, summary, path.name)
+        if data is UNREADABLE:
             continue
         if not isinstance(data, dict) or "clip_id" not in data or "events" not in data:
             summary.skip(path.name, "not a clip file (no clip_id and events)")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gaze.formats.summary import ImportSummary
+from gaze.formats.summary import UNREADABLE, ImportSummary, read_json
 from gaze.schema.codebook import load_codebook
 
 DATASET_NAMES = ("gr1_real", "gr1_sim", "droid_mv")
@@ -128,11 +128,8 @@ def read_ground_truth(folder: Path, summary: ImportSummary) -> list[CodeClip]:
     for path in files:
         if path.name.startswith("_"):
             continue
-        summary.read += 1
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            summary.skip(path.name, f"unreadable ({type(exc).__name__})")
+        data = read_json(path, summary, path.name)
+        if data is UNREADABLE:
             continue
         if not is_ground_truth(data):
             summary.skip(path.name, "no top-level 'glitches' list")
@@ -190,11 +187,8 @@ def read_reports(root: Path, summary: ImportSummary) -> dict[str, CodeClip]:
     with the aliases it is found by."""
     reports: dict[str, CodeClip] = {}
     for path in sorted(root.rglob("report.json")) if root.is_dir() else [root]:
-        summary.read += 1
-        try:
-            data: Any = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            summary.skip(str(path.relative_to(root) if root.is_dir() else path), type(exc).__name__)
+        data = read_json(path, summary, str(path.relative_to(root) if root.is_dir() else path))
+        if data is UNREADABLE:
             continue
         if isinstance(data, list):
             data = {"glitches": data}

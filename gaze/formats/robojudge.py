@@ -13,6 +13,7 @@ parse free text).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,15 +37,25 @@ def _item_id(row: dict[str, Any]) -> str | None:
     return None
 
 
+def _identified_rows(
+    path: Path, summary: ImportSummary, kind: str
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(where, item id, row) of every row of a RoboJudge file with an id; rows without one are
+    counted as left out (``kind`` names the file's side: gold or prediction)."""
+    for number, row in json_rows(path):
+        summary.read += 1
+        where = f"{path.name} line {number}"
+        item = _item_id(row)
+        if item is None:
+            summary.skip(where, f"{kind} row without an item id")
+            continue
+        yield where, item, row
+
+
 def read_gold(path: Path, summary: ImportSummary) -> dict[tuple[str, str], float]:
     """(item id, axis) -> the gold score as given (a repeated id: the last row wins)."""
     gold: dict[tuple[str, str], float] = {}
-    for number, row in json_rows(path):
-        summary.read += 1
-        item = _item_id(row)
-        if item is None:
-            summary.skip(f"{path.name} line {number}", "gold row without an item id")
-            continue
+    for _, item, row in _identified_rows(path, summary, "gold"):
         for axis, keys in AXES.items():
             for key in keys:
                 if row.get(key) is not None:
@@ -67,13 +78,7 @@ def read_pairs(gold_path: Path, pred_path: Path, summary: ImportSummary) -> Pair
     """Every (gold, prediction) pair RoboJudge's scorer would form from these two files."""
     gold = read_gold(gold_path, summary)
     pairs: Pairs = {"pa": [], "ia": []}
-    for number, row in json_rows(pred_path):
-        summary.read += 1
-        where = f"{pred_path.name} line {number}"
-        item = _item_id(row)
-        if item is None:
-            summary.skip(where, "prediction row without an item id")
-            continue
+    for where, item, row in _identified_rows(pred_path, summary, "prediction"):
         item = _resolve(item, gold)
         scores = {axis: row.get(keys[0]) for axis, keys in AXES.items()}
         if all(value is None for value in scores.values()):
@@ -128,13 +133,7 @@ def manifest_rows(path: Path, summary: ImportSummary) -> list[dict[str, Any]]:
     file has no instruction text: the ``task`` id stands in, counted. A repeated id keeps its
     last row, as RoboJudge's scorer does."""
     out: dict[str, dict[str, Any]] = {}
-    for number, row in json_rows(path):
-        summary.read += 1
-        where = f"{path.name} line {number}"
-        item = _item_id(row)
-        if item is None:
-            summary.skip(where, "gold row without an item id")
-            continue
+    for where, item, row in _identified_rows(path, summary, "gold"):
         if item in out:
             summary.adjusted["repeated gold id: last row kept"] += 1
         instruction = row.get("instruction") or row.get("prompt")
@@ -160,13 +159,7 @@ def prediction_rows(path: Path, summary: ImportSummary) -> list[dict[str, Any]]:
     counted; a repeated id keeps its last row (RoboJudge's scorer counts each repeat as a pair:
     score such files with ``bench agreement --format robojudge``)."""
     out: dict[str, dict[str, Any]] = {}
-    for number, row in json_rows(path):
-        summary.read += 1
-        where = f"{path.name} line {number}"
-        item = _item_id(row)
-        if item is None:
-            summary.skip(where, "prediction row without an item id")
-            continue
+    for where, item, row in _identified_rows(path, summary, "prediction"):
         raw = {axis: row.get(keys[0]) for axis, keys in AXES.items()}
         if all(value is None for value in raw.values()):
             summary.skip(where, "free-text prediction (no score fields): not read")

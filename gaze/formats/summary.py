@@ -3,9 +3,14 @@ Import is lenient and honest: a row that cannot be used is skipped and counted, 
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+UNREADABLE = object()
+"""What ``read_json`` gives for a file it could not read (counted as left out)."""
 
 
 @dataclass
@@ -31,3 +36,14 @@ class ImportSummary:
             "adjusted": dict(self.adjusted),
             "skipped_rows": self.skipped,
         }
+
+
+def read_json(path: Path, summary: ImportSummary, where: str) -> Any:
+    """One JSON file, counted as read; ``UNREADABLE`` (and counted as left out) when it cannot
+    be read or parsed."""
+    summary.read += 1
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        summary.skip(where, f"unreadable ({type(exc).__name__})")
+        return UNREADABLE
