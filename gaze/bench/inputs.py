@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from gaze.errors import GazeInputError
+from gaze.schema.events import ScoringEvent
 from gaze.schema.inputs import check_instruction
 from gaze.schema.manifest import ManifestClip, Prediction
 from gaze.schema.report import Report
@@ -27,9 +28,10 @@ def _summary(path: Path, problems: list[str], what: str) -> str:
     return f"{path}: {len(problems)} invalid {what}: {shown}{more}"
 
 
-def load_manifest(path: str | Path) -> list[ManifestClip]:
+def load_manifest(path: str | Path, *, for_diagnosis: bool = True) -> list[ManifestClip]:
     """All rows, validated; any invalid row (missing field, unknown type, span outside the clip,
-    duplicate id, empty instruction) fails the whole manifest with the rows named."""
+    duplicate id, empty instruction) fails the whole manifest with the rows named. Only scoring
+    (``for_diagnosis=False``) takes rows without an instruction, as a peer's files may have."""
     path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -43,7 +45,8 @@ def load_manifest(path: str | Path) -> list[ManifestClip]:
             continue
         try:
             row = ManifestClip.model_validate(json.loads(line))
-            check_instruction(row.instruction)
+            if for_diagnosis or row.instruction:
+                check_instruction(row.instruction)
         except json.JSONDecodeError as exc:
             problems.append(f"line {number}: not JSON ({exc.msg})")
             continue
@@ -77,7 +80,7 @@ def _from_report(data: dict) -> Prediction:
     report = Report.model_validate(data)
     return Prediction(
         clip_id=report.clip_id,
-        events=report.events,
+        events=list[ScoringEvent](report.events),
         pa=report.pa.score if report.pa else None,
         ia=report.ia.score if report.ia else None,
         progress=report.progress.processed if report.progress else None,

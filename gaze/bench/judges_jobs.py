@@ -209,7 +209,7 @@ def agreement(
     if source_format != "gaze":
         raise GazeInputError(f"unknown --format {source_format!r}; known: gaze, robojudge")
     lowest = 0.0 if compat else 1.0  # RoboJudge's files hold predictions of 0.0, scored as such
-    rows = load_manifest(manifest)
+    rows = load_manifest(manifest, for_diagnosis=False)
     preds = load_predictions(predictions)
     check_known_clips(rows, preds, predictions)
     pairs: dict[str, list[tuple[float, float, str]]] = {"pa": [], "ia": []}
@@ -345,7 +345,7 @@ def _agreement_ci(
 
 
 def direction_job(manifest: str | Path, curves: str | Path) -> dict[str, Any]:
-    rows = {r.clip_id: r for r in load_manifest(manifest)}
+    rows = {r.clip_id: r for r in load_manifest(manifest, for_diagnosis=False)}
     episodes, skipped = [], []
     seen: set[str] = set()
     for number, row in json_rows(curves):

@@ -12,9 +12,9 @@ import numpy as np
 from gaze.errors import GazeInputError
 from gaze.matching import glide, robogaze
 from gaze.matching.similarity import Pair, SimilarityJudge
-from gaze.matching.spans import continuous_iou, frame_iou
+from gaze.matching.spans import continuous_iou, frame_iou, interval_set_iou
 from gaze.metrics.bootstrap import bootstrap_ratios, percentile_interval, ratio
-from gaze.schema.events import Event
+from gaze.schema.events import ScoringEvent
 from gaze.schema.manifest import ManifestClip
 
 HEADLINE = (
@@ -40,16 +40,18 @@ class ClipCase:
     """One clip to score: its reference and predicted events."""
 
     row: ManifestClip
-    preds: list[Event]
+    preds: list[ScoringEvent]
     has_prediction: bool
 
 
 def severity_known(case: ClipCase) -> set[int]:
     """Indices of the reference events whose severity the annotators gave: an import that filled
-    a missing severity with the type's default lists it in ``metadata.severity_defaulted``, and
-    severity metrics (Sev@1, severe-event recall) leave it out."""
+    a missing severity with the type's default lists it in ``metadata.severity_defaulted``, a
+    peer without severities leaves it null, and severity metrics (Sev@1, severe-event recall)
+    leave both out."""
     defaulted = case.row.metadata.get("severity_defaulted", [])
-    return set(range(len(case.row.events))) - {i for i in defaulted if isinstance(i, int)}
+    graded = {j for j, r in enumerate(case.row.events) if r.severity is not None}
+    return graded - {i for i in defaulted if isinstance(i, int)}
 
 
 def severity_counts(
@@ -63,15 +65,17 @@ def severity_counts(
         j
         for j, r in enumerate(refs)
         if j in known
-        and robogaze.is_severe(r.severity)
+        and robogaze.is_severe(r.severity or 0.0)
         and (dimension is None or r.dimension == dimension)
     ]
-    graded = [(i, j) for i, j in pairs if j in known]
-    within = sum(abs(preds[i].severity - refs[j].severity) <= 1 for i, j in graded)
+    graded = [(i, j) for i, j in pairs if j in known and preds[i].severity is not None]
+    within = sum(
+        abs((preds[i].severity or 0.0) - (refs[j].severity or 0.0)) <= 1 for i, j in graded
+    )
     return severe, len(graded), within
 
 
-def _spans(events: Sequence[Event]) -> tuple[np.ndarray, np.ndarray]:
+def _spans(events: Sequence[ScoringEvent]) -> tuple[np.ndarray, np.ndarray]:
     return (
         np.array([e.start_s for e in events], dtype=np.float64),
         np.array([e.end_s for e in events], dtype=np.float64),
@@ -90,14 +94,26 @@ def iou_matrix(case: ClipCase, protocol: str) -> np.ndarray:
     preds, refs = case.preds, case.row.events
     if not preds or not refs:
         return np.zeros((len(preds), len(refs)))
+    if any(e.spans for e in [*preds, *refs]):  # a peer's multi-interval events
+        fps = None if protocol == "glide" else _fps(case.row)
+        return np.array(
+            [[interval_set_iou(p.intervals(), r.intervals(), fps) for r in refs] for p in preds]
+        )
     if protocol == "glide":
         return continuous_iou(_spans(preds), _spans(refs))
     return frame_iou(_spans(preds), _spans(refs), _fps(case.row))
 
 
-def _judged(event: Event, reads: str) -> str:
+def _judged(event: ScoringEvent, reads: str) -> str:
     """The text of an event a judge compares (its description, or its type for ``type``)."""
-    return event.type if reads == "type" else event.description
+    if reads != "type":
+        return event.description
+    if event.type is None:
+        raise GazeInputError(
+            "the type judge compares failure types, and some events have none (a peer's, such "
+            "as GLiDE's): use a description judge (lexical, embed, llm or table:FILE)"
+        )
+    return event.type
 
 
 def needed_pairs(
@@ -125,15 +141,18 @@ def _similarity(
     return sim
 
 
-def event_key(event: Event) -> tuple[float, float, str, str, float, str]:
+def event_key(
+    event: ScoringEvent,
+) -> tuple[float, float, str, str, float, str, tuple[tuple[float, float], ...]]:
     """A canonical sort key of an event (what it is, not where it stands in a list)."""
     return (
         event.start_s,
         event.end_s,
-        event.dimension,
-        event.type,
-        event.severity,
+        event.dimension or "",
+        event.type or "",
+        -1.0 if event.severity is None else event.severity,
         event.description,
+        tuple(event.spans),
     )
 
 
@@ -153,7 +172,7 @@ def dimension_rows(
     recall of its reference's dimension (``gains`` are S for robogaze, 0-5 ratings for glide)."""
     refs, preds = case.row.events, case.preds
     out: dict[str, RatioRow] = {}
-    for dim in sorted({e.dimension for e in [*refs, *preds]}):
+    for dim in sorted({e.dimension for e in [*refs, *preds] if e.dimension is not None}):
         n = float(sum(p.dimension == dim for p in preds))
         m = float(sum(r.dimension == dim for r in refs))
         mine = list(zip(pairs, gains, ious, strict=True))

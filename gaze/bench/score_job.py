@@ -62,7 +62,7 @@ def run_score(
         rows, summary = read_manifest(Path(manifest), Path(manifest).resolve().parent)
         imported = summary.as_dict()
     elif source_format == "gaze":
-        rows = load_manifest(manifest)
+        rows = load_manifest(manifest, for_diagnosis=False)
     else:
         raise GazeInputError(f"unknown --format {source_format!r}; known: gaze, robogaze")
     preds = load_predictions(predictions)
@@ -183,7 +183,7 @@ def run_robogaze_code(
 
             rows, truth_summary = read_manifest(manifest, manifest.resolve().parent)
     else:
-        rows = load_manifest(manifest)
+        rows = load_manifest(manifest, for_diagnosis=False)
         truth = []
     fps_of: dict[str, float | None] = {c.video_id: c.fps for c in truth}
     for row in rows:

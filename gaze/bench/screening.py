@@ -19,24 +19,31 @@ from collections.abc import Sequence
 from typing import Any
 
 from gaze.matching.robogaze import is_severe
-from gaze.schema.events import Event
+from gaze.schema.events import ScoringEvent
 from gaze.schema.manifest import ManifestClip
 
 
-def badness(events: Sequence[Event]) -> float:
-    return float(sum(e.severity * (1.0 if e.confidence is None else e.confidence) for e in events))
+def badness(events: Sequence[ScoringEvent]) -> float:
+    """Severity times confidence, summed; an ungraded event counts as severity 1."""
+    return float(
+        sum((e.severity or 1.0) * (1.0 if e.confidence is None else e.confidence) for e in events)
+    )
+
+
+def severe(event: ScoringEvent) -> bool:
+    return event.severity is not None and is_severe(event.severity)
 
 
 def usable(row: ManifestClip, field: str) -> bool:
     value = row.metadata.get(field)
     if isinstance(value, bool):
         return value
-    return not any(is_severe(e.severity) for e in row.events)
+    return not any(severe(e) for e in row.events)
 
 
 def screen(
     rows: Sequence[ManifestClip],
-    predictions: dict[str, Sequence[Event]],
+    predictions: dict[str, Sequence[ScoringEvent]],
     label_field: str = "usable",
 ) -> dict[str, Any]:
     groups: dict[str, list[ManifestClip]] = defaultdict(list)
@@ -49,7 +56,7 @@ def screen(
         kept = ranked[: math.ceil(len(ranked) / 2)]
         kept_total += len(kept)
         kept_usable += sum(usable(r, label_field) for r in kept)
-        kept_bad += sum(any(is_severe(e.severity) for e in r.events) for r in kept)
+        kept_bad += sum(any(severe(e) for e in r.events) for r in kept)
         picks += usable(ranked[0], label_field)
         per_condition.append(
             {

@@ -324,7 +324,7 @@ def screen_cmd(manifest: Path, predictions: Path, out: Path, label: str) -> None
     from gaze.bench.screening import screen
 
     check_writable(out)
-    rows = load_manifest(manifest)
+    rows = load_manifest(manifest, for_diagnosis=False)
     preds = load_predictions(predictions)
     check_known_clips(rows, preds, predictions)
     result = screen(rows, {k: p.events for k, p in preds.items()}, label)

@@ -161,7 +161,9 @@ def _write_reports(rows: Rows, out: Path, fps: float | None, manifest: Path | No
     from gaze.formats.robogaze_original import report_document
     from gaze.schema.manifest import Prediction
 
-    fps_of = {r.clip_id: r.fps for r in load_manifest(manifest)} if manifest else {}
+    fps_of = (
+        {r.clip_id: r.fps for r in load_manifest(manifest, for_diagnosis=False)} if manifest else {}
+    )
     if fps is None and not fps_of:
         raise GazeInputError("--to robogaze-report needs --manifest MANIFEST or --fps F for frames")
     for row in rows:
@@ -184,7 +186,7 @@ def _write_clip_files(manifest: Path, out: Path) -> None:
     from gaze.bench.inputs import load_manifest
     from gaze.formats.robogaze import clip_document
 
-    rows = load_manifest(manifest)
+    rows = load_manifest(manifest, for_diagnosis=False)
     _mkdir(out)
     for row in rows:
         document = clip_document(row, manifest.resolve().parent, out.resolve())

@@ -9,8 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from gaze.errors import GazeInputError
 from gaze.formats.summary import ImportSummary
+from gaze.schema.manifest import ManifestClip, Prediction
 
 Rows = list[dict[str, Any]]
 Outputs = dict[str, Rows]
@@ -69,10 +72,23 @@ def _from_prm(source: Path, out_dir: Path, fps: float | None, summary: ImportSum
 
 
 def _from_glide(source: Path, out_dir: Path, fps: float | None, summary: ImportSummary) -> Outputs:
-    raise GazeInputError(
-        "GLiDE's bugs have no failure types, dimensions or severities, which gaze's events "
-        "need: score them with `gaze bench score GT PRED --format glide --compat glide-code`"
-    )
+    """``groundtruth.json`` (a name with ``groundtruth`` or ``ground_truth``) becomes a
+    manifest, any other GLiDE file (``batch_report.json``) predictions."""
+    from gaze.formats.glide import gaze_rows, read_glide
+
+    videos, read = read_glide(source)
+    summary.read, summary.skipped, summary.adjusted = read.read, read.skipped, read.adjusted
+    name = source.name.lower()
+    as_manifest = "groundtruth" in name or "ground_truth" in name
+    model = ManifestClip if as_manifest else Prediction
+    rows = []
+    for row in gaze_rows(videos, source, out_dir, as_manifest, summary):
+        try:
+            rows.append(_dump(model.model_validate(row)))
+        except ValidationError as exc:
+            summary.skip(row["clip_id"], f"not a valid row ({exc.errors()[0]['msg']})")
+    summary.written = len(rows)
+    return {"manifest" if as_manifest else "predictions": rows}
 
 
 READERS: dict[str, Callable[[Path, Path, float | None, ImportSummary], Outputs]] = {
@@ -104,23 +120,30 @@ def read_gaze(path: Path) -> tuple[str, Rows]:
     if path.is_file():
         first = json_rows(path)[:1]
         if first and "video" in first[0][1]:
-            return "manifest", [_dump(r) for r in load_manifest(path)]
+            return "manifest", [_dump(r) for r in load_manifest(path, for_diagnosis=False)]
     return "predictions", [_dump(p) for p in load_predictions(path).values()]
 
 
 def glide_document(rows: Rows) -> list[dict[str, Any]]:
-    """gaze rows as a GLiDE file: ``<clip_id>.mp4`` as the video name (so a manifest and its
-    predictions pair up), one bug per event (its description, else its type), one interval per
-    bug; ``no_bugs`` when there is none."""
+    """gaze rows as a GLiDE file: the ``video_name`` an import kept, else ``<clip_id>.mp4`` (so
+    a manifest and its predictions pair up); one bug per event (its description, else its
+    type) with its intervals; ``no_bugs`` when there is none; the keys an import kept
+    restored."""
     out = []
     for row in rows:
         events = row.get("events") or []
+        kept = dict((row.get("metadata") or {}).get("glide") or {})
+        name = kept.pop("video_name", f"{row['clip_id']}.mp4")
         out.append(
             {
-                "video_name": f"{row['clip_id']}.mp4",
+                "video_name": name,
+                **kept,
                 "no_bugs": not events,
-                "bugs": [e.get("description") or e["type"] for e in events],
-                "time_nodes": [[[e["start_s"], e["end_s"]]] for e in events],
+                "bugs": [e.get("description") or e.get("type") or "" for e in events],
+                "time_nodes": [
+                    [list(iv) for iv in e.get("spans") or [[e["start_s"], e["end_s"]]]]
+                    for e in events
+                ],
             }
         )
     return out

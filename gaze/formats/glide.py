@@ -2,9 +2,11 @@
 evaluation): a JSON array of ``{video_name, bugs: [description], time_nodes: [[[s, e], ...]
 per bug], no_bugs, ...}``.
 
-They carry no failure types, dimensions or severities, and a bug may span several intervals, so
-they are scored with GLiDE's own scorer (``--compat glide-code``, ``gaze.metrics.glide_compat``)
-rather than turned into gaze events with invented types. Reading is lenient and honest: a row
+They carry no failure types, dimensions or severities, and a bug may span several intervals.
+They are scored with GLiDE's own scorer (``--compat glide-code``, ``gaze.metrics.glide_compat``),
+or converted (``gaze convert --from glide``) into gaze rows whose events are untyped and
+ungraded (``ScoringEvent`` with ``spans``): nothing is invented for what GLiDE leaves out, and
+the metrics that need a type or a severity leave them out. Reading is lenient and honest: a row
 that cannot be used is skipped with its reason; nothing is guessed.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,10 @@ class GlideVideo:
     bugs: list[str]
     time_nodes: list[list[Interval]] = field(default_factory=list)
     """Per bug, its intervals in seconds (may be fewer entries than bugs: GLiDE then uses [])."""
+    video_name: str = ""
+    """``video_name`` as written."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """The row's other keys (``id``, ``game_name``, ``no_bugs``...), kept for the way back."""
 
 
 def video_key(name: str) -> str:
@@ -87,6 +94,53 @@ def read_glide(path: str | Path) -> tuple[dict[str, GlideVideo], ImportSummary]:
         key = video_key(row["video_name"])
         if key in videos:  # GLiDE's dict keeps the last one; say so rather than hide it
             summary.adjusted["duplicate video_name (the last row is kept, as GLiDE does)"] += 1
-        videos[key] = GlideVideo(key, list(bugs), [n for n in nodes if n is not None])
+        extra = {k: v for k, v in row.items() if k not in ("video_name", "bugs", "time_nodes")}
+        kept = [n for n in nodes if n is not None]
+        videos[key] = GlideVideo(key, list(bugs), kept, row["video_name"], extra)
         summary.written += 1
     return videos, summary
+
+
+def gaze_rows(
+    videos: dict[str, GlideVideo],
+    source: Path,
+    out_dir: Path,
+    as_manifest: bool,
+    summary: ImportSummary,
+) -> list[dict[str, Any]]:
+    """GLiDE's rows as gaze manifest rows (``as_manifest``) or predictions: one untyped,
+    ungraded event per bug, its description the bug's text, its intervals as ``spans`` (sorted;
+    the span from the first start to the last end). A bug without time nodes has no span gaze
+    can hold, and one with a reversed or negative interval is not a span: both are left out and
+    counted (GLiDE's own scorer, ``--compat glide-code``, still reads them)."""
+    rows = []
+    for key, video in videos.items():
+        events = []
+        for n, bug in enumerate(video.bugs):
+            where = f"{video.video_name} bug {n + 1}"
+            intervals = sorted(video.time_nodes[n]) if n < len(video.time_nodes) else []
+            if not intervals:
+                summary.skip(where, "no time nodes: no span")
+                continue
+            if any(s < 0 or s > e for s, e in intervals):
+                summary.skip(where, "an interval is negative or reversed")
+                continue
+            events.append(
+                {
+                    "start_s": intervals[0][0],
+                    "end_s": max(e for _, e in intervals),
+                    "description": bug,
+                    **({"spans": [list(iv) for iv in intervals]} if len(intervals) > 1 else {}),
+                }
+            )
+        row: dict[str, Any] = {"clip_id": key, "events": events}
+        if as_manifest:
+            video_path = os.path.relpath(source.parent / video.video_name, out_dir)
+            row = {
+                "clip_id": key,
+                "video": video_path,
+                **row,
+                "metadata": {"glide": {"video_name": video.video_name, **video.extra}},
+            }
+        rows.append(row)
+    return rows

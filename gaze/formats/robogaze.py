@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from gaze.errors import GazeInputError
 from gaze.formats.summary import UNREADABLE, ImportSummary, read_json
 from gaze.schema.codebook import load_codebook
-from gaze.schema.events import Event
+from gaze.schema.events import Event, ScoringEvent
 from gaze.schema.manifest import ManifestClip
 
 DIMENSION_ALIASES = {
@@ -89,7 +89,8 @@ def _clip(
         summary.skip(where, "no instruction or no file")
         return None
     duration = data.get("duration_s")
-    events, defaulted, extras = [], [], []
+    events: list[ScoringEvent] = []
+    defaulted, extras = [], []
     for n, raw in enumerate(data.get("events") or []):
         event_where = f"{where} event {raw.get('event_id', n)}"
         made = _event(raw, duration, event_where, summary)
@@ -185,6 +186,10 @@ def clip_document(clip: ManifestClip, manifest_dir: Path, out_dir: Path) -> dict
     defaulted = set(clip.metadata.get("severity_defaulted") or [])
     events = []
     for n, event in enumerate(clip.events):
+        if event.type is None or event.dimension is None:
+            raise GazeInputError(
+                f"{clip.clip_id}: an event without a type cannot be a RoboGaze event"
+            )
         name, code = SHORT_DIMENSIONS[event.dimension]
         extra = extras[n] if n < len(extras) and isinstance(extras[n], dict) else {}
         events.append(

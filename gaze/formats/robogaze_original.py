@@ -26,10 +26,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gaze.errors import GazeInputError
 from gaze.formats.robogaze_code import TYPE_ALIASES, CodeClip, clean_text
 from gaze.formats.summary import ImportSummary
 from gaze.schema.codebook import load_codebook
-from gaze.schema.events import Event
+from gaze.schema.events import Event, ScoringEvent
 from gaze.schema.manifest import ManifestClip, Prediction
 
 EVENT_FIELDS = {
@@ -95,8 +96,9 @@ def _event(
 
 def _events(
     clip: CodeClip, fps: float | None, summary: ImportSummary
-) -> tuple[list[Event], list[int], list[dict[str, Any]]]:
-    events, defaulted, extras = [], [], []
+) -> tuple[list[ScoringEvent], list[int], list[dict[str, Any]]]:
+    events: list[ScoringEvent] = []
+    defaulted, extras = [], []
     for n, item in enumerate(clip.raw.get("glitches") or [], start=1):
         where = f"{clip.path.name} glitch {n}"
         if not isinstance(item, dict):
@@ -156,7 +158,9 @@ def prediction(clip: CodeClip, fps: float | None, summary: ImportSummary) -> Pre
 
 def report_document(pred: Prediction, fps: float | None) -> dict[str, Any]:
     """A gaze prediction as a ``report.json`` the original scorer reads (frames when the fps is
-    known; times always)."""
+    known; times always). An untyped event (from GLiDE) cannot be one of its glitches."""
+    if any(e.type is None for e in pred.events):
+        raise GazeInputError(f"{pred.clip_id}: an event without a type cannot be a RoboGaze glitch")
     glitches = []
     for n, e in enumerate(pred.events, start=1):
         item: dict[str, Any] = {
@@ -170,7 +174,7 @@ def report_document(pred: Prediction, fps: float | None) -> dict[str, Any]:
             item["start_frame"] = int(round(e.start_s * fps))
             item["end_frame"] = int(round(e.end_s * fps))
         item.update(
-            severity=int(round(e.severity)),
+            severity=None if e.severity is None else int(round(e.severity)),
             confidence=e.confidence if e.confidence is not None else 1.0,
             description=e.description,
             evidence=list(e.evidence),

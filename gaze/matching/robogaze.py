@@ -40,9 +40,16 @@ class ClipMatch:
 
 
 def cost_matrix(
-    iou: np.ndarray, similarity: np.ndarray, pred_dims: Sequence[str], ref_dims: Sequence[str]
+    iou: np.ndarray,
+    similarity: np.ndarray,
+    pred_dims: Sequence[str | None],
+    ref_dims: Sequence[str | None],
 ) -> np.ndarray:
-    same = np.array([[p == r for r in ref_dims] for p in pred_dims], dtype=np.float64)
+    """C = S * IoU * (1 + 0.25 * [same primary dimension]); an event without a dimension (a
+    peer's untyped event) shares none."""
+    same = np.array(
+        [[p is not None and p == r for r in ref_dims] for p in pred_dims], dtype=np.float64
+    )
     same = same.reshape(len(pred_dims), len(ref_dims))
     s = np.where(iou > 0, similarity, 0.0)
     return s * iou * (1.0 + SAME_DIMENSION_BONUS * same)
@@ -51,8 +58,8 @@ def cost_matrix(
 def match(
     iou: np.ndarray,
     similarity: np.ndarray,
-    pred_dims: Sequence[str],
-    ref_dims: Sequence[str],
+    pred_dims: Sequence[str | None],
+    ref_dims: Sequence[str | None],
     pred_keys: Sequence[Hashable] | None = None,
     ref_keys: Sequence[Hashable] | None = None,
 ) -> ClipMatch:

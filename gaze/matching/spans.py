@@ -54,3 +54,34 @@ def continuous_iou(
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
     return out
+
+
+Intervals = list[tuple[float, float]]
+
+
+def _merged(intervals: Intervals) -> Intervals:
+    out: list[list[float]] = []
+    for start, end in sorted(intervals):
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return [(a, b) for a, b in out]
+
+
+def interval_set_iou(pred: Intervals, ref: Intervals, fps: float | None) -> float:
+    """IoU of two events that may each span several intervals (a peer's multi-interval bug):
+    over the frames their intervals cover when ``fps`` is given (each interval by the rule of
+    ``frame_range``), else over their merged time in seconds (0 when both are instants)."""
+    if fps is not None:
+        frames = []
+        for side in (pred, ref):
+            starts, ends = np.array([s for s, _ in side]), np.array([e for _, e in side])
+            first, last = frame_range(starts, ends, fps)
+            frames.append({k for a, b in zip(first, last, strict=True) for k in range(a, b + 1)})
+        covered = len(frames[0] | frames[1])
+        return len(frames[0] & frames[1]) / covered if covered else 0.0
+    a, b = _merged(pred), _merged(ref)
+    inter = sum(max(0.0, min(e1, e2) - max(s1, s2)) for s1, e1 in a for s2, e2 in b)
+    union = sum(e - s for s, e in a) + sum(e - s for s, e in b) - inter
+    return inter / union if union > 0 else 0.0

@@ -30,7 +30,7 @@ from gaze.report.keyframes import (
 from gaze.report.svg import SEVERITY_COLOUR, TimeAxis, progress_svg, timeline_svg
 from gaze.report.terminal import severity_level
 from gaze.schema.codebook import DIMENSIONS
-from gaze.schema.events import Event
+from gaze.schema.events import Event, ScoringEvent
 from gaze.schema.report import KNOWN_FLAGS, Report
 from gaze.video.windows import SamplingSettings, target_times
 
@@ -277,13 +277,13 @@ def rejected_html(report: Report) -> str:
     )
 
 
-def references_html(refs: Sequence[Event]) -> str:
+def references_html(refs: Sequence[ScoringEvent]) -> str:
     if not refs:
         return ""
     items = "".join(
         f"<li><button class='seek' data-t='{r.start_s:g}'>{r.start_s:.2f}-{r.end_s:.2f} s"
-        f"</button> <b>{escape(r.type)}</b> <span class='dim'>{escape(r.dimension)} · severity "
-        f"{r.severity:g}</span> {escape(r.description)}</li>"
+        f"</button> <b>{escape(r.kind)}</b> <span class='dim'>{escape(r.dimension or '')} · "
+        f"severity {r.severity_shown}</span> {escape(r.description)}</li>"
         for r in refs
     )
     return (
@@ -314,7 +314,7 @@ def render_html(
     video: Path | None = None,
     embed_video: bool = False,
     back: str | None = None,
-    references: Sequence[Event] = (),
+    references: Sequence[ScoringEvent] = (),
 ) -> str:
     """The report as one HTML page. ``page`` is where it will be written (the video is linked
     relative to it); ``video`` overrides the clip path recorded in the report; ``back`` links

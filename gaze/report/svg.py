@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from html import escape
 
 from gaze.report.terminal import severity_level
-from gaze.schema.events import Event
+from gaze.schema.events import Event, ScoringEvent
 
 SEVERITY_COLOUR = {1: "#9aa5b1", 2: "#4aa3df", 3: "#e0a526", 4: "#e5533d", 5: "#9b1c1c"}
+UNGRADED_COLOUR = "#52606d"
+"""A reference a peer gave no severity (GLiDE's bugs)."""
 WIDTH = 960
 LANE_LABEL_W = 150
 """Room on the left for lane names and the progress chart's percentage axis."""
@@ -101,7 +103,7 @@ class Placed:
         return min(lo, self.label_x - width), hi
 
 
-def pack_lane(events: Sequence[tuple[int, Event]], axis: TimeAxis) -> list[Placed]:
+def pack_lane(events: Sequence[tuple[int, ScoringEvent]], axis: TimeAxis) -> list[Placed]:
     """Rows for one lane's events so that no two bars or labels overlap: each event takes the
     first row whose last extent ends before its own begins (labels go left of a bar near the
     chart's right edge)."""
@@ -110,7 +112,7 @@ def pack_lane(events: Sequence[tuple[int, Event]], axis: TimeAxis) -> list[Place
     for index, ev in sorted(events, key=lambda item: (item[1].start_s, item[1].end_s)):
         lo = axis.x(ev.start_s)
         hi = max(lo + 3, axis.x(ev.end_s))
-        text = ev.type
+        text = ev.kind
         if hi + 4 + label_width(text) <= axis.x1 + RIGHT_PAD:
             candidate = Placed(index, 0, (lo, hi), hi + 4, "start", text)
         else:
@@ -129,13 +131,13 @@ def timeline_svg(
     events: Sequence[Event],
     dimensions: Sequence[str],
     axis: TimeAxis,
-    references: Sequence[Event] = (),
+    references: Sequence[ScoringEvent] = (),
 ) -> str:
     """One lane per dimension (those given, then any other an event names), and a last lane of
     reference events when there are any (outlined bars); an event's bar and label carry
     ``data-event`` (its index in ``events``) and ``data-t`` for seeking."""
     names = list(dimensions) + sorted({e.dimension for e in events} - set(dimensions))
-    lanes: list[tuple[str, list[tuple[int, Event]], bool]] = [
+    lanes: list[tuple[str, list[tuple[int, ScoringEvent]], bool]] = [
         (
             name.replace("_", " "),
             [(i, e) for i, e in enumerate(events) if e.dimension == name],
@@ -159,7 +161,11 @@ def timeline_svg(
         )
         for p in placed:
             ev = by_index[p.event_index]
-            colour = SEVERITY_COLOUR[severity_level(ev.severity)]
+            colour = (
+                UNGRADED_COLOUR
+                if ev.severity is None
+                else SEVERITY_COLOUR[severity_level(ev.severity)]
+            )
             by = y + 2 + p.row * ROW_H
             lo, hi = p.bar
             paint = (
@@ -171,8 +177,8 @@ def timeline_svg(
             body.append(
                 f'<g class="ev" data-{which}="{p.event_index}" data-t="{ev.start_s:g}">'
                 f'<rect x="{lo:.1f}" y="{by}" width="{hi - lo:.1f}" height="{ROW_H - 4}" {paint}>'
-                f"<title>{escape(ev.type)} {ev.start_s:.2f}-{ev.end_s:.2f} s, "
-                f"severity {ev.severity:g}</title></rect>"
+                f"<title>{escape(ev.kind)} {ev.start_s:.2f}-{ev.end_s:.2f} s, "
+                f"severity {ev.severity_shown}</title></rect>"
                 f'<text x="{p.label_x:.1f}" y="{by + ROW_H - 6}" font-size="{FONT_PX}" '
                 f'text-anchor="{p.anchor}">{escape(p.text)}</text></g>'
             )

@@ -30,21 +30,26 @@ class EvidenceRegion(BaseModel):
         return self
 
 
-class Event(BaseModel):
-    """One failure event: what failed, when, how badly, and what shows it."""
+class ScoringEvent(BaseModel):
+    """A failure event as a reference or a prediction holds it for scoring. A peer's event may
+    lack what gaze's own events always carry: GLiDE's bugs have no type, dimension or severity,
+    and a bug may span several intervals. Nothing is invented for what a peer leaves out: the
+    metrics that need it leave such events out (docs/compat.md)."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
 
-    dimension: str
-    """Primary dimension (matching uses this one)."""
-    type: str
-    """Failure type from the codebook; must belong to ``dimension``."""
+    dimension: str | None = None
+    """Primary dimension (matching uses this one); None when the source names none."""
+    type: str | None = None
+    """Failure type from the codebook; must belong to ``dimension``; None when the source names
+    none (then ``dimension`` is None too)."""
     start_s: float = Field(ge=0, le=MAX_TIME_S)
     """Start of the span, in seconds from the first frame."""
     end_s: float = Field(ge=0, le=MAX_TIME_S)
     """End of the span, in seconds; ``start_s <= end_s`` (equal for an instant)."""
-    severity: float = Field(ge=1, le=5)
-    """1 cosmetic .. 5 catastrophic (codebook rubric); references may hold averaged fractions."""
+    severity: float | None = Field(default=None, ge=1, le=5)
+    """1 cosmetic .. 5 catastrophic (codebook rubric); references may hold averaged fractions;
+    None when the source grades none (severity metrics leave the event out)."""
     description: str = ""
     """What happens, in words a reader can check against the frames."""
     evidence: list[str] = Field(default_factory=list)
@@ -55,25 +60,66 @@ class Event(BaseModel):
     """All implicated dimensions, primary first; filled with the primary when empty."""
     regions: list[EvidenceRegion] = Field(default_factory=list)
     """Frames and boxes that show the event (pixel events name the region that changed)."""
+    spans: list[tuple[float, float]] = Field(default_factory=list)
+    """The intervals of an event that spans several, sorted, within ``[start_s, end_s]`` with
+    the first starting at ``start_s`` and the last ending at ``end_s``; empty for one span."""
 
     @model_validator(mode="after")
-    def _check_against_codebook(self) -> Event:
+    def _check_against_codebook(self) -> ScoringEvent:
         book = load_codebook().codebook
-        try:
-            owner = book.dimension_of(self.type)
-        except KeyError:
-            raise ValueError(f"unknown failure type {self.type!r}") from None
-        if self.dimension not in [d.name for d in book.dimensions]:
+        names = [d.name for d in book.dimensions]
+        if self.type is not None:
+            try:
+                owner = book.dimension_of(self.type)
+            except KeyError:
+                raise ValueError(f"unknown failure type {self.type!r}") from None
+        if self.dimension is not None and self.dimension not in names:
             raise ValueError(f"unknown dimension {self.dimension!r}")
-        if owner != self.dimension:
+        if self.type is not None and owner != self.dimension:
             raise ValueError(f"type {self.type!r} belongs to {owner!r}, not {self.dimension!r}")
         if self.start_s > self.end_s:
             raise ValueError(f"start_s {self.start_s} is after end_s {self.end_s}")
-        unknown = [d for d in self.dimensions if d not in [x.name for x in book.dimensions]]
+        self._check_spans()
+        unknown = [d for d in self.dimensions if d not in names]
         if unknown:
             raise ValueError(f"unknown dimensions {unknown}")
+        if self.dimension is None:
+            return self
         if not self.dimensions:
             self.dimensions = [self.dimension]
         elif self.dimension not in self.dimensions:
             self.dimensions = [self.dimension, *self.dimensions]
         return self
+
+    def _check_spans(self) -> None:
+        if not self.spans:
+            return
+        if any(s > e for s, e in self.spans) or self.spans != sorted(self.spans):
+            raise ValueError(f"spans {self.spans} are not sorted [start, end] pairs")
+        if self.spans[0][0] != self.start_s or max(e for _, e in self.spans) != self.end_s:
+            raise ValueError(f"spans {self.spans} do not run from start_s to end_s")
+
+    @property
+    def kind(self) -> str:
+        """What to call the event in a listing: its type, or ``untyped`` when it has none."""
+        return self.type or "untyped"
+
+    @property
+    def severity_shown(self) -> str:
+        """The severity as a listing shows it (``—`` when ungraded)."""
+        return "—" if self.severity is None else f"{self.severity:g}"
+
+    def intervals(self) -> list[tuple[float, float]]:
+        """The event's intervals: ``spans``, or the one ``[start_s, end_s]``."""
+        return list(self.spans) or [(self.start_s, self.end_s)]
+
+
+class Event(ScoringEvent):
+    """One failure event as gaze reports it: what failed, when, how badly, and what shows it."""
+
+    dimension: str
+    """Primary dimension (matching uses this one)."""
+    type: str
+    """Failure type from the codebook; must belong to ``dimension``."""
+    severity: float = Field(ge=1, le=5)
+    """1 cosmetic .. 5 catastrophic (codebook rubric); references may hold averaged fractions."""

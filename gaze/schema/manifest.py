@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from gaze.schema.events import Event
+from gaze.schema.events import ScoringEvent
 
 
 class ProgressInterval(BaseModel):
@@ -69,8 +69,9 @@ class ManifestClip(BaseModel):
 
     video: str
     """Video path, relative to the manifest file."""
-    instruction: str
-    """Task instruction."""
+    instruction: str = ""
+    """Task instruction; empty only in a scoring-only manifest converted from a peer that gives
+    none (GLiDE): ``bench run`` needs one on every row."""
     initial_frame: str | None = None
     """Optional initial-scene image, relative to the manifest."""
     condition_id: str = ""
@@ -82,7 +83,7 @@ class ManifestClip(BaseModel):
     """Frame rate used for frame-level IoU."""
     duration_s: float | None = Field(default=None, ge=0)
     """Duration of the clip, seconds."""
-    events: list[Event] = Field(default_factory=list)
+    events: list[ScoringEvent] = Field(default_factory=list)
     """Reference events; empty means a clean clip."""
     pa: float | None = None
     """Human physical-adherence score (1-5)."""
@@ -127,7 +128,7 @@ class Prediction(BaseModel):
 
     clip_id: str
     """Clip the prediction is for."""
-    events: list[Event] = Field(default_factory=list)
+    events: list[ScoringEvent] = Field(default_factory=list)
     """Predicted events."""
     pa: float | None = None
     """Predicted physical-adherence score."""

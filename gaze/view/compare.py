@@ -3,11 +3,12 @@ pairs, false alarms and misses marked exactly as the scorer matched them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 
 from gaze.errors import GazeInputError
-from gaze.schema.events import Event
+from gaze.schema.events import ScoringEvent
 from gaze.view.pages import clip_href, page
 from gaze.view.runs import RunData
 
@@ -36,11 +37,11 @@ def scorer_matches(run: RunData) -> tuple[dict[str, dict[str, Any]], str]:
     return per_clip, "matched now by the type judge (no scores file in the run)"
 
 
-def _event_text(ev: Event) -> str:
-    return f"{escape(ev.type)} {ev.start_s:.2f}-{ev.end_s:.2f} s · sev {ev.severity:g}"
+def _event_text(ev: ScoringEvent) -> str:
+    return f"{escape(ev.kind)} {ev.start_s:.2f}-{ev.end_s:.2f} s · sev {ev.severity_shown}"
 
 
-def predicted_list(events: list[Event], detail: dict[str, Any]) -> str:
+def predicted_list(events: Sequence[ScoringEvent], detail: dict[str, Any]) -> str:
     pairs = {m["pred"]: m for m in detail.get("matched", [])}
     items = []
     for i, ev in enumerate(events):
@@ -59,7 +60,9 @@ def predicted_list(events: list[Event], detail: dict[str, Any]) -> str:
     return "<ul>" + "".join(items) + "</ul>" if items else "<p class='dim'>no events</p>"
 
 
-def reference_list(refs: list[Event], labels: list[str], details: list[dict[str, Any]]) -> str:
+def reference_list(
+    refs: list[ScoringEvent], labels: list[str], details: list[dict[str, Any]]
+) -> str:
     items = []
     for j, ev in enumerate(refs):
         found = [j in {m["ref"] for m in d.get("matched", [])} for d in details if d]

@@ -108,7 +108,7 @@ def load_run(folder: str | Path, extra_scores: list[Path] | None = None) -> RunD
     manifest = info.get("manifest")
     if manifest and Path(manifest).is_file():
         try:
-            rows = load_manifest(manifest)
+            rows = load_manifest(manifest, for_diagnosis=False)
         except GazeInputError as exc:
             problems.append(f"manifest {manifest}: {exc}")
         else:

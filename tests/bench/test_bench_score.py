@@ -214,7 +214,7 @@ def test_a_folder_of_reports_is_accepted(files, forge_dir, capsys):
     ("rows", "preds", "message"),
     [
         ([row("a", [ev(kind="melting")])], [], "line 1: events.0: Value error, unknown failure"),
-        ([{"clip_id": "a", "video": "a.mp4"}], [], "line 1: instruction: Field required"),
+        ([{"clip_id": "a", "instruction": "wave"}], [], "line 1: video: Field required"),
         ([row("a", [ev(start=30, end=31)])], [], "after the clip"),
         ([row("a", []), row("a", [])], [], "duplicate clip_id 'a'"),
         ([row("a", [])], [{"clip_id": "zz", "events": []}], "not in the manifest: zz"),

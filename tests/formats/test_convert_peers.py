@@ -204,26 +204,91 @@ def test_step_metrics_tables_become_curves(tmp_path):
     assert rows(out) == [{"case_id": "robot/pick", "progress": [0.2, 0.7], "label": 1}]
 
 
-def test_gaze_files_written_for_glide(tmp_path, capsys):
-    event = {"dimension": "visual_quality", "type": "blur", "severity": 2}
-    manifest = tmp_path / "m.jsonl"
-    manifest.write_text(
-        json.dumps(
-            {
-                "clip_id": "k",
-                "video": "k.mp4",
-                "instruction": "wave",
-                "events": [{**event, "start_s": 1, "end_s": 2, "description": "it blurs"}],
-            }
+GLIDE_TRUTH = [
+    {
+        "id": 7,
+        "video_name": "a.mp4",
+        "game_name": "G",
+        "no_bugs": False,
+        "bugs": ["car floats", "wall flickers", "no nodes"],
+        "time_nodes": [[[3.0, 4.0], [1.0, 2.0]], [[5.0, 6.0]]],
+    },
+    {"video_name": "b.mp4", "no_bugs": True, "bugs": [], "time_nodes": []},
+]
+GLIDE_REPORT = [
+    {
+        "video_name": "a.mp4",
+        "bugs": ["the car is floating", "flicker"],
+        "time_nodes": [[[1.5, 3.5]], [[5.5, 7.0]]],
+    },
+    {"video_name": "b.mp4", "no_bugs": True, "bugs": [], "time_nodes": []},
+]
+
+
+def test_glide_files_become_untyped_events_scored_by_gazes_glide_protocol(tmp_path, capsys):
+    """GLiDE's bugs arrive with no type, dimension or severity invented, and a multi-interval
+    bug keeps its intervals: IoU is over the set (worked by hand below)."""
+    gt, report = tmp_path / "groundtruth.json", tmp_path / "batch_report.json"
+    gt.write_text(json.dumps(GLIDE_TRUTH))
+    report.write_text(json.dumps(GLIDE_REPORT))
+    manifest, preds = tmp_path / "m.jsonl", tmp_path / "p.jsonl"
+    assert convert(str(gt), "--from", "glide", "--out", str(manifest)) == 0
+    assert "left out (1): no time nodes: no span" in capsys.readouterr().err
+    assert convert(str(report), "--from", "glide", "--out", str(preds)) == 0
+    a = rows(manifest)[0]
+    floats = a["events"][0]
+    assert floats == {
+        "start_s": 1.0,
+        "end_s": 4.0,
+        "description": "car floats",
+        "spans": [[1.0, 2.0], [3.0, 4.0]],
+    }  # no type, dimension or severity: none was given
+    assert a["metadata"]["glide"] == {
+        "video_name": "a.mp4",
+        "id": 7,
+        "game_name": "G",
+        "no_bugs": False,
+    }
+    assert "instruction" not in a  # GLiDE gives none; scoring does not need one
+    table = tmp_path / "t.jsonl"
+    ratings = {("the car is floating", "car floats"): 1.0, ("flicker", "wall flickers"): 0.8}
+    table.write_text(
+        "".join(
+            json.dumps({"a": p, "b": r, "s": ratings.get((p, r), 0.0)}) + "\n"
+            for p in ("the car is floating", "flicker")
+            for r in ("car floats", "wall flickers")
         )
-        + "\n"
     )
+    out = tmp_path / "s.json"
+    args = ["bench", "score", str(manifest), str(preds), "--protocol", "glide", "--bootstrap", "0"]
+    assert run([*args, "--judge", f"table:{table}", "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    # pairs: floating<->floats rated 5, flicker<->flickers rated 4; P = R = 9 / (5 * 2)
+    assert result["precision"] == result["recall"] == 0.9
+    # IoU: [1.5, 3.5] vs {[1, 2], [3, 4]}: 1.0 / 3.0; [5.5, 7] vs [5, 6]: 0.5 / 2.0
+    assert result["temporal_miou"] == round((1 / 3 + 0.25) / 2, 6)
+    assert result["severe_event_recall"] is None and result["sev_at_1"] is None
+    assert result["clean_accuracy"] == 1.0
+    assert run([*args, "--judge", "type", "--out", str(out)]) == 2
+    assert "some events have none" in capsys.readouterr().err
+    back = tmp_path / "back.json"
+    assert convert(str(manifest), "--to", "glide", "--out", str(back)) == 0
+    videos, _ = read_glide(back)
+    assert videos["a"].bugs == ["car floats", "wall flickers"]  # the bug without nodes was left out
+    assert videos["a"].time_nodes == [[(1.0, 2.0), (3.0, 4.0)], [(5.0, 6.0)]]
+    assert videos["a"].extra == {"id": 7, "game_name": "G", "no_bugs": False}
+    assert convert(str(manifest), "--to", "robogaze", "--out", str(tmp_path / "rg")) == 2
+    assert "without a type cannot be a RoboGaze event" in capsys.readouterr().err
+
+
+def test_a_manifest_without_instructions_cannot_be_run(tmp_path, capsys):
     gt = tmp_path / "groundtruth.json"
-    assert convert(str(manifest), "--to", "glide", "--out", str(gt)) == 0
-    videos, _ = read_glide(gt)
-    assert videos["k"].bugs == ["it blurs"] and videos["k"].time_nodes == [[(1.0, 2.0)]]
-    assert convert(str(gt), "--from", "glide", "--out", str(tmp_path / "x")) == 2
-    assert "--compat glide-code" in capsys.readouterr().err
+    gt.write_text(json.dumps(GLIDE_TRUTH))
+    manifest = tmp_path / "m.jsonl"
+    assert convert(str(gt), "--from", "glide", "--out", str(manifest)) == 0
+    code = run(["bench", "run", str(manifest), "--method", "pixel", "--out", str(tmp_path / "r")])
+    assert code == 2
+    assert "instruction is empty" in capsys.readouterr().err
 
 
 def test_progress_metrics_read_toolkit_rows_under_gazes_definitions(tmp_path):

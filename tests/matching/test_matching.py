@@ -344,3 +344,30 @@ def test_type_judge_compares_types_not_words():
     by_type = score_cases([case([ref], [pred])], "robogaze", judge, n_boot=0)
     by_words = score_cases([case([ref], [pred])], "robogaze", LexicalJudge(), n_boot=0)
     assert by_type["description_f1"] == 1.0 and by_words["description_f1"] == 0.0
+
+
+def test_interval_sets_overlap_by_frames_or_by_time():
+    """A peer's bug over several intervals: frames covered by any interval (robogaze), merged
+    time (glide). Worked by hand at 10 fps: {1.0-1.2, 2.0-2.1} covers frames 10-12 and 20-21;
+    1.1-2.0 covers 11-20: 3 shared frames of 12 covered."""
+    from gaze.matching.spans import interval_set_iou
+
+    pred, ref = [(1.1, 2.0)], [(1.0, 1.2), (2.0, 2.1)]
+    assert interval_set_iou(pred, ref, 10.0) == 3 / 12
+    # time: overlap 0.1 + 0 = 0.1; union 0.9 + 0.3 - 0.1 = 1.1
+    assert abs(interval_set_iou(pred, ref, None) - 0.1 / 1.1) < 1e-12
+    assert interval_set_iou([(2.0, 2.0)], [(2.0, 2.0)], None) == 0.0  # two instants
+
+
+def test_untyped_references_render_without_invented_values():
+    from gaze.report.html import references_html
+    from gaze.report.svg import TimeAxis, timeline_svg
+    from gaze.schema.events import ScoringEvent
+
+    bug = ScoringEvent(
+        start_s=1.0, end_s=4.0, spans=[(1.0, 2.0), (3.0, 4.0)], description="car floats"
+    )
+    page = references_html([bug])
+    assert "untyped" in page and "severity —" in page and "car floats" in page
+    svg = timeline_svg([], [], TimeAxis(10.0), references=[bug])
+    assert "untyped 1.00-4.00 s, severity —" in svg
