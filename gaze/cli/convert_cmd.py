@@ -28,7 +28,7 @@ def _jsonl(rows: Rows) -> str:
     "--out",
     type=click.Path(path_type=Path),
     required=True,
-    help="The file (or, for robogaze and robogaze-report, the folder) to write.",
+    help="The file (or, for robogaze and robogaze-code, the folder) to write.",
 )
 @click.option(
     "--summary",
@@ -50,7 +50,7 @@ def _jsonl(rows: Rows) -> str:
     "--manifest",
     "manifest_for_fps",
     type=click.Path(path_type=Path),
-    help="robogaze-report: the manifest whose clips' fps turn times into frames.",
+    help="robogaze-code: the manifest whose clips' fps turn prediction times into frames.",
 )
 def convert(
     source: Path,
@@ -121,10 +121,12 @@ def _export(
         _need(kind, "manifest", target)
         _write_clip_files(source, out)
         return
-    if target == "robogaze-report":
-        _need(kind, "predictions", target)
-        _write_reports(rows, out, fps, manifest_for_fps)
-        console.print(f"{len(rows)} report.json file(s) written under {out}")
+    if target == "robogaze-code":
+        if kind == "manifest":  # the clips' own fps
+            manifest_for_fps = manifest_for_fps or source
+        _write_original(kind, rows, out, fps, manifest_for_fps)
+        what = "report.json" if kind == "predictions" else "ground-truth"
+        console.print(f"{len(rows)} {what} file(s) written under {out}")
         return
     if target == "glide":
         atomic_write_text(out, json.dumps(glide_document(rows), indent=2) + "\n")
@@ -155,22 +157,31 @@ def _curves(path: Path | None) -> dict[str, dict[str, Any]]:
     return {str(row.get("case_id")): row for _, row in json_rows(path)}
 
 
-def _write_reports(rows: Rows, out: Path, fps: float | None, manifest: Path | None) -> None:
-    """One ``<clip_id>/report.json`` per prediction, as the original RoboGaze code writes."""
+def _write_original(
+    kind: str, rows: Rows, out: Path, fps: float | None, manifest: Path | None
+) -> None:
+    """The original RoboGaze code's files: one ``<clip_id>/report.json`` per prediction, or one
+    ``<clip_id>.json`` ground-truth file per manifest row; frames from the fps of the manifest's
+    clips (or ``--fps``)."""
     from gaze.bench.inputs import load_manifest
-    from gaze.formats.robogaze_original import report_document
-    from gaze.schema.manifest import Prediction
+    from gaze.formats.robogaze_original import ground_truth_document, report_document
+    from gaze.schema.manifest import ManifestClip, Prediction
 
     fps_of = (
         {r.clip_id: r.fps for r in load_manifest(manifest, for_diagnosis=False)} if manifest else {}
     )
-    if fps is None and not fps_of:
-        raise GazeInputError("--to robogaze-report needs --manifest MANIFEST or --fps F for frames")
+    if fps is None and not any(fps_of.values()):
+        raise GazeInputError("--to robogaze-code needs --manifest MANIFEST or --fps F for frames")
+    _mkdir(out)
     for row in rows:
-        pred = Prediction.model_validate(row)
-        document = report_document(pred, fps_of.get(pred.clip_id) or fps)
-        target = out / pred.clip_id / "report.json"
-        _mkdir(target.parent)
+        clip_fps = fps_of.get(row["clip_id"]) or fps
+        if kind == "predictions":
+            document = report_document(Prediction.model_validate(row), clip_fps)
+            target = out / row["clip_id"] / "report.json"
+            _mkdir(target.parent)
+        else:
+            document = ground_truth_document(ManifestClip.model_validate(row), clip_fps)
+            target = out / f"{row['clip_id']}.json"
         atomic_write_text(target, json.dumps(document, indent=2) + "\n")
 
 

@@ -20,7 +20,7 @@ Outputs = dict[str, Rows]
 """Converted rows by what they are: ``manifest``, ``predictions`` or ``curves``."""
 
 FROM_FORMATS = ("robogaze", "robojudge", "prm", "glide")
-TO_FORMATS = ("robogaze", "robogaze-report", "robojudge", "prm", "glide")
+TO_FORMATS = ("robogaze", "robogaze-code", "robojudge", "prm", "glide")
 
 
 def _dump(model: Any) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """RoboGaze's original files as gaze's, and back (``gaze convert --from robogaze``,
-``--to robogaze-report``): its ground-truth ``glitches`` files become manifest rows, its
-``report.json`` files become predictions, and gaze predictions become ``report.json`` files its
-``scripts/evaluate.py`` reads.
+``--to robogaze-code``): its ground-truth ``glitches`` files become manifest rows and its
+``report.json`` files predictions; gaze's manifest rows and predictions become the
+ground-truth and ``report.json`` files its ``scripts/evaluate.py`` reads.
 
 How they differ from gaze's, and what the import does:
 - frames: seconds are ``frame / fps``, with ``fps`` from the file (``fps`` or ``video_meta.fps``)
@@ -156,15 +156,11 @@ def prediction(clip: CodeClip, fps: float | None, summary: ImportSummary) -> Pre
     return Prediction(clip_id=clip.video_id, events=events)
 
 
-def report_document(pred: Prediction, fps: float | None) -> dict[str, Any]:
-    """A gaze prediction as a ``report.json`` the original scorer reads (frames when the fps is
-    known; times always). An untyped event (from GLiDE) cannot be one of its glitches."""
-    if any(e.type is None for e in pred.events):
-        raise GazeInputError(f"{pred.clip_id}: an event without a type cannot be a RoboGaze glitch")
-    glitches = []
-    for n, e in enumerate(pred.events, start=1):
+def _glitches(events: list[ScoringEvent], fps: float | None, prefix: str) -> list[dict[str, Any]]:
+    out = []
+    for n, e in enumerate(events, start=1):
         item: dict[str, Any] = {
-            "event_id": f"E{n}",
+            "event_id": f"{prefix}{n}",
             "glitch_type": e.type,
             "dimension": e.dimension,
             "start_time": e.start_s,
@@ -173,12 +169,47 @@ def report_document(pred: Prediction, fps: float | None) -> dict[str, Any]:
         if fps:
             item["start_frame"] = int(round(e.start_s * fps))
             item["end_frame"] = int(round(e.end_s * fps))
-        item.update(
-            severity=None if e.severity is None else int(round(e.severity)),
-            confidence=e.confidence if e.confidence is not None else 1.0,
-            description=e.description,
-            evidence=list(e.evidence),
-        )
-        glitches.append(item)
+        item["severity"] = None if e.severity is None else int(round(e.severity))
+        item["description"] = e.description
+        out.append(item)
+    return out
+
+
+def _typed(clip_id: str, events: list[ScoringEvent]) -> None:
+    if any(e.type is None for e in events):
+        raise GazeInputError(f"{clip_id}: an event without a type cannot be a RoboGaze glitch")
+
+
+def ground_truth_document(clip: ManifestClip, fps: float | None) -> dict[str, Any]:
+    """A manifest row as the original scorer's ground-truth file: the keys an import kept under
+    ``metadata.robogaze`` restored, a severity it filled in null again."""
+    _typed(clip.clip_id, clip.events)
+    kept = dict(clip.metadata.get("robogaze") or {})
+    extras = list(kept.pop("events", []) or [])
+    defaulted = set(clip.metadata.get("severity_defaulted") or [])
+    glitches = _glitches(clip.events, fps, "G")
+    for n, item in enumerate(glitches):
+        if n in defaulted:
+            item["severity"] = None
+        if n < len(extras) and isinstance(extras[n], dict):
+            item.update(extras[n])
+    given = {"fps": fps} if fps else {}  # so gaze can read the frames back
+    return {
+        "video_id": clip.clip_id,
+        "task": clip.instruction,
+        **given,
+        **kept,
+        "glitches": glitches,
+    }
+
+
+def report_document(pred: Prediction, fps: float | None) -> dict[str, Any]:
+    """A gaze prediction as a ``report.json`` the original scorer reads (frames when the fps is
+    known; times always). An untyped event (from GLiDE) cannot be one of its glitches."""
+    _typed(pred.clip_id, pred.events)
+    glitches = _glitches(pred.events, fps, "E")
+    for item, e in zip(glitches, pred.events, strict=True):
+        item["confidence"] = 1.0 if e.confidence is None else e.confidence
+        item["evidence"] = list(e.evidence)
     meta = {"fps": fps} if fps else {}
     return {"video_id": pred.clip_id, "video_meta": meta, "glitches": glitches}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gaze.cli.main import run
 from gaze.formats.glide import read_glide
-from gaze.formats.robogaze_code import read_reports
+from gaze.formats.robogaze_code import read_ground_truth, read_reports
 from gaze.formats.summary import ImportSummary
 
 
@@ -57,6 +57,14 @@ def test_original_ground_truth_becomes_a_manifest(tmp_path, capsys):
     assert "left out (1): type 'not_a_type' not in the codebook" in err
     assert convert(str(gt), "--from", "robogaze", "--fps", "5", "--out", str(out)) == 0
     assert [r["clip_id"] for r in rows(out)] == ["a", "b"]  # b now has an fps
+    back = tmp_path / "gt_back"
+    assert convert(str(out), "--to", "robogaze-code", "--out", str(back)) == 0
+    (a_back, b_back) = read_ground_truth(back, ImportSummary(source="x"))
+    assert [(e.id, e.start_frame, e.end_frame, e.severity) for e in a_back.events] == [
+        ("g1", 20, 30, 0),  # the filled-in severity is null again, read as 0 by the original
+        ("G2", 20, 30, 2),
+    ]
+    assert a_back.raw["glitches"][0]["severity"] is None and a_back.task == "stack the cups"
 
 
 def test_original_reports_become_predictions_and_go_back(tmp_path):
@@ -83,7 +91,7 @@ def test_original_reports_become_predictions_and_go_back(tmp_path):
     assert pred["clip_id"] == "gr1_sim__ep1"  # the dataset folder in front, as the original
     assert (pred["events"][0]["start_s"], pred["events"][0]["end_s"]) == (0.5, 0.7)
     back = tmp_path / "back"
-    assert convert(str(preds), "--to", "robogaze-report", "--fps", "20", "--out", str(back)) == 0
+    assert convert(str(preds), "--to", "robogaze-code", "--fps", "20", "--out", str(back)) == 0
     again = read_reports(back, ImportSummary(source="x"))["gr1_sim__ep1"]
     assert [(e.start_frame, e.end_frame, e.severity) for e in again.events] == [(10, 14, 5)]
 
