@@ -55,12 +55,16 @@ def severity_known(case: ClipCase) -> set[int]:
 
 
 def severity_counts(
-    case: ClipCase, pairs: Sequence[tuple[int, int]], dimension: str | None = None
+    case: ClipCase,
+    pairs: Sequence[tuple[int, int]],
+    dimension: str | None = None,
+    known: set[int] | None = None,
 ) -> tuple[list[int], int, int]:
     """(severe references, matched pairs graded for severity, of which within 1 of the
-    reference), over the references whose severity is known (and of ``dimension``, when given:
-    then ``pairs`` are that dimension's)."""
-    refs, preds, known = case.row.events, case.preds, severity_known(case)
+    reference), over the references whose severity is known (``known``, computed when not
+    given) and of ``dimension``, when given: then ``pairs`` are that dimension's."""
+    refs, preds = case.row.events, case.preds
+    known = severity_known(case) if known is None else known
     severe = [
         j
         for j, r in enumerate(refs)
@@ -172,13 +176,14 @@ def dimension_rows(
     recall of its reference's dimension (``gains`` are S for robogaze, 0-5 ratings for glide)."""
     refs, preds = case.row.events, case.preds
     out: dict[str, RatioRow] = {}
+    known = severity_known(case)  # once per clip, not once per dimension
+    mine = list(zip(pairs, gains, ious, strict=True))
     for dim in sorted({e.dimension for e in [*refs, *preds] if e.dimension is not None}):
         n = float(sum(p.dimension == dim for p in preds))
         m = float(sum(r.dimension == dim for r in refs))
-        mine = list(zip(pairs, gains, ious, strict=True))
         by_pred = [(g, u) for (i, _), g, u in mine if preds[i].dimension == dim]
         by_ref = [(g, u, i, j) for (i, j), g, u in mine if refs[j].dimension == dim]
-        severe, graded, within = severity_counts(case, [(i, j) for *_, i, j in by_ref], dim)
+        severe, graded, within = severity_counts(case, [(i, j) for *_, i, j in by_ref], dim, known)
         found = {j for *_, j in by_ref}
         common: RatioRow = {
             "clean_accuracy": (0.0, 0.0),
