@@ -126,6 +126,12 @@ def score(
     if compat is not None:
         from gaze.cli.peer_score import score_peer
 
+        if versus is not None or slice_fields or protocol != "robogaze":
+            raise GazeInputError(
+                f"--compat {compat} computes only what the peer's code computes: drop "
+                "--versus, --slice and --protocol (they belong to gaze's own protocol)"
+            )
+
         score_peer(
             compat,
             manifest,

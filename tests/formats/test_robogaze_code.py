@@ -289,3 +289,11 @@ def test_type_judge_is_refused_in_one_line(tmp_path, capsys):
     )
     assert code == 2
     assert "robogaze-code judges descriptions" in capsys.readouterr().err
+
+
+def test_gaze_protocol_options_are_refused_with_a_peer_scorer(tmp_path, capsys):
+    gt, reports, _ = write_files(tmp_path)
+    args = ["bench", "score", str(gt), str(reports), "--format", "robogaze"]
+    args += ["--compat", "robogaze-code", "--out", str(tmp_path / "o")]
+    assert run([*args, "--slice", "generator"]) == 2
+    assert "drop --versus, --slice and --protocol" in capsys.readouterr().err
