@@ -286,7 +286,7 @@ def _robojudge_files_agreement(gold: Path, preds: Path, compat: str | None) -> d
     from gaze.formats.summary import ImportSummary
 
     summary = ImportSummary(source=f"robojudge:{gold} + {preds}")
-    pairs = read_pairs(gold, preds, summary)
+    pairs = read_pairs(gold, preds, summary, free_text=compat == "robojudge")
     if not pairs["pa"] and not pairs["ia"]:
         raise GazeInputError(f"no prediction in {preds} matched a gold score in {gold}")
     result: dict[str, Any]

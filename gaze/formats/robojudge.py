@@ -6,9 +6,12 @@ same ids with the judge's two scores, reasons and an ``error`` field).
 Read as RoboJudge's scorer reads them, so its numbers can be reproduced: a repeated gold id
 keeps its last row; every prediction row is a pair, a repeated id included; an id is matched
 with its ``.mp4`` suffix dropped, or with the ``data__`` prefix added when only that form is in
-the gold; a prediction score that is not a number is counted as null; 0.0 is a score. Prediction
-rows that carry only a free-text answer (``predict``) are left out and counted (gaze does not
-parse free text).
+the gold; a prediction score that is not a number is counted as null; 0.0 is a score; a gold
+file may also hold one row per axis (``axis`` or ``score_type``, the score under ``gold``,
+``score`` or ``label``). Prediction rows that carry only a free-text answer (``predict``) are
+read as RoboJudge's scorer reads them under ``--compat robojudge``
+(``gaze.formats.robojudge_text``) and left out and counted under gaze's own protocol, which
+reads score fields only.
 """
 
 from __future__ import annotations
@@ -56,7 +59,14 @@ def read_gold(path: Path, summary: ImportSummary) -> dict[tuple[str, str], float
     """(item id, axis) -> the gold score as given (a repeated id: the last row wins)."""
     gold: dict[tuple[str, str], float] = {}
     for _, item, row in _identified_rows(path, summary, "gold"):
-        for axis, keys in AXES.items():
+        named = str(row.get("axis") or row.get("score_type") or "").upper()
+        by_axis = {
+            "PA": {"pa": ("physical_adherence", "gold", "score", "label")},
+            "PHYSICAL_ADHERENCE": {"pa": ("physical_adherence", "gold", "score", "label")},
+            "IA": {"ia": ("instruction_alignment", "gold", "score", "label")},
+            "INSTRUCTION_ALIGNMENT": {"ia": ("instruction_alignment", "gold", "score", "label")},
+        }.get(named, AXES)
+        for axis, keys in by_axis.items():
             for key in keys:
                 if row.get(key) is not None:
                     if (item, axis) in gold:
@@ -74,15 +84,43 @@ def _resolve(item: str, gold: dict[tuple[str, str], float]) -> str:
     return prefixed if any((prefixed, axis) in gold for axis in AXES) else item
 
 
-def read_pairs(gold_path: Path, pred_path: Path, summary: ImportSummary) -> Pairs:
-    """Every (gold, prediction) pair RoboJudge's scorer would form from these two files."""
+def _free_text_pair(
+    row: dict[str, Any], item: str, where: str, gold: dict[tuple[str, str], float]
+) -> tuple[str, tuple[float, float] | None, str]:
+    """(axis, pair or None, why not) of a free-text row, read as RoboJudge's scorer does."""
+    from gaze.formats.robojudge_text import free_text_axis, free_text_score
+
+    axis = free_text_axis(row)
+    if axis is None:
+        return "", None, "free-text prediction naming no axis: not read (as RoboJudge)"
+    score = free_text_score(row.get("predict"))
+    if score is None:
+        return axis, None, "null prediction (no score in the free text)"
+    if (item, axis) not in gold:
+        return axis, None, "no gold score for this item"
+    return axis, (gold[(item, axis)], float(score)), ""
+
+
+def read_pairs(
+    gold_path: Path, pred_path: Path, summary: ImportSummary, *, free_text: bool = False
+) -> Pairs:
+    """Every (gold, prediction) pair RoboJudge's scorer would form from these two files (free
+    text read only when ``free_text``, as under ``--compat robojudge``)."""
     gold = read_gold(gold_path, summary)
     pairs: Pairs = {"pa": [], "ia": []}
     for where, item, row in _identified_rows(pred_path, summary, "prediction"):
         item = _resolve(item, gold)
         scores = {axis: row.get(keys[0]) for axis, keys in AXES.items()}
         if all(value is None for value in scores.values()):
-            summary.skip(where, "free-text prediction (no score fields): not read")
+            if not free_text:
+                summary.skip(where, "free-text prediction (no score fields): not read")
+                continue
+            axis, pair, why = _free_text_pair(row, item, where, gold)
+            if pair is None:
+                summary.skip(f"{where} {axis}".strip(), why)
+            else:
+                pairs[axis].append(pair)
+                summary.written += 1
             continue
         for axis, value in scores.items():
             if value is None:
