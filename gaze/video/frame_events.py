@@ -41,6 +41,11 @@ FREEZE_MOTION = 1.2
 levels..."""
 FREEZE_MOTION_SHARE = 4.0
 """...and at least this many times the repeat level (the picture stops and restarts abruptly)."""
+STALL_ABRUPT = 0.6
+"""...and it stops and restarts at speed: the step into the repeats is at least this share of
+the larger of the two before it, and the step out at least this share of the larger of the two
+after it. A robot that holds slows down into the hold and speeds up out of it; a model that
+stalled went on at the speed it had."""
 CATCH_UP_BEFORE = 2.5
 """A catch-up freeze: the step into the repeats moves by at least this many times the repeat
 level (half the clip's typical step: a 30 fps high-resolution clip moves by under a grey level
@@ -181,6 +186,10 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
         after = float(d1[e + 1])
         if kind == "stall":
             strength = min(before, after) / stall
+            slowing = d1[s - 1] < STALL_ABRUPT * float(np.max(d1[max(1, s - 3) : s - 1], initial=0))
+            speeding = d1[e + 1] < STALL_ABRUPT * float(np.max(d1[e + 2 : e + 4], initial=0))
+            if slowing or speeding:  # eased into or out of a hold: the robot paused
+                continue
             why = f"motion just before {before:.1f} and just after {after:.1f} (>= {stall:.1f})"
         else:
             strength = min(before / into, after / max(into, catch_up))

@@ -78,6 +78,39 @@ def test_frozen_span_in_the_middle_of_motion():
     assert (frozen[0].start_s, frozen[0].end_s) == (0.9, 2.4)
 
 
+def _arm(rng: np.random.Generator, x: int) -> np.ndarray:
+    """The textured background with a large block (an arm) at column x, plus sensor noise."""
+    base = BACKGROUND.copy()
+    base[30:90, x : x + 40] = (20, 200, 240)
+    noise = rng.integers(-2, 3, base.shape)
+    return np.clip(base.astype(int) + noise, 0, 255).astype(np.uint8)
+
+
+def _hold(into: list[int], out: list[int]) -> list[str]:
+    """Freeze descriptions for a block moving 8 px a frame, stopping with the steps ``into``,
+    resting 15 frames, and going on with the steps ``out``."""
+    rng = np.random.default_rng(0)
+    xs = [4 + 8 * i for i in range(5)]
+    for step in into:
+        xs.append(xs[-1] + step)
+    moving = [_arm(rng, x) for x in xs]
+    rest = [moving[-1]] * 15
+    for step in out:
+        xs.append(xs[-1] + step)
+    frames = _frames(moving + rest + [_arm(rng, x) for x in xs[-len(out) :]])
+    events = detect(frames, compute_signals(frames))
+    return [e.description for e in events if "freezes" in e.description]
+
+
+def test_a_robot_easing_into_a_hold_and_out_of_it_is_not_a_freeze():
+    """A stop at full speed that goes on at full speed is a stall; the same stop eased into
+    (8, 5, 3, 1 px a frame) or out of (3, 6, 8) is a robot holding, not a freeze. Both eased
+    cases were reported as stalls before the easing rule."""
+    assert len(_hold(into=[8, 8], out=[8, 8, 8])) == 1
+    assert _hold(into=[5, 3, 1], out=[8, 8, 8]) == []
+    assert _hold(into=[8, 8], out=[3, 6, 8, 8]) == []
+
+
 def test_frozen_picture_that_jumps_to_where_the_world_went():
     """A catch-up freeze in a slowly moving clip: the steps around it move less than a stall
     needs, an encoder touches one frozen frame, and the picture then jumps ahead."""
