@@ -11,7 +11,7 @@ from gaze.bench.inputs import check_known_clips, load_manifest, load_predictions
 from gaze.bench.score_cases import ClipCase, paired_difference, score_cases
 from gaze.errors import GazeInputError
 from gaze.matching.similarity import Recorder, SimilarityJudge, make_judge
-from gaze.schema.manifest import ManifestClip
+from gaze.schema.manifest import ManifestClip, Prediction
 
 
 def build_judge(
@@ -61,11 +61,20 @@ def run_score(
 
         rows, summary = read_manifest(Path(manifest), Path(manifest).resolve().parent)
         imported = summary.as_dict()
+    elif source_format == "glide":  # groundtruth.json and batch_report.json, untyped events
+        rows, preds, imported = _glide_files(Path(manifest), Path(predictions))
     elif source_format == "gaze":
         rows = load_manifest(manifest, for_diagnosis=False)
     else:
-        raise GazeInputError(f"unknown --format {source_format!r}; known: gaze, robogaze")
-    preds = load_predictions(predictions)
+        raise GazeInputError(f"unknown --format {source_format!r}; known: gaze, robogaze, glide")
+    if source_format != "glide":
+        preds = load_predictions(predictions)
+    else:  # as GLiDE does, reports for videos the ground truth lacks are ignored (counted)
+        known = {r.clip_id for r in rows}
+        unknown = sorted(set(preds) - known)
+        preds = {k: v for k, v in preds.items() if k in known}
+        assert imported is not None
+        imported["predicted_only"] = unknown
     check_known_clips(rows, preds, predictions)
     other = None
     if versus is not None:
@@ -115,6 +124,26 @@ def run_score(
         }
     _write_judged(recorder, judged_out)
     return result
+
+
+def _glide_files(
+    reference: Path, predictions: Path
+) -> tuple[list[ManifestClip], dict[str, Prediction], dict[str, Any]]:
+    """GLiDE's two files as gaze rows (``gaze convert --from glide`` does the same), and their
+    import summaries."""
+    from gaze.formats.glide import gaze_rows, read_glide
+
+    out: list[Any] = []
+    summaries = {}
+    for side, path, model in (
+        ("reference", reference, ManifestClip),
+        ("predictions", predictions, Prediction),
+    ):
+        videos, summary = read_glide(path)
+        rows = gaze_rows(videos, path, path.resolve().parent, model is ManifestClip, summary)
+        out.append([model.model_validate(r) for r in rows])
+        summaries[side] = summary.as_dict()
+    return out[0], {p.clip_id: p for p in out[1]}, summaries
 
 
 def run_glide_code(

@@ -117,11 +117,12 @@ def score(
     if write_judged is not None:
         check_writable(write_judged)
     console = Console(stderr=True)
-    glide = (source_format == "glide", compat == "glide-code")
-    if any(glide) and not all(glide):
+    if compat == "glide-code" and source_format != "glide":
+        raise GazeInputError("--compat glide-code scores GLiDE's files: give --format glide")
+    if source_format == "glide" and compat is None and protocol != "glide":
         raise GazeInputError(
-            "GLiDE's files carry no failure types and are scored by GLiDE's own code: "
-            "give both --format glide and --compat glide-code"
+            "GLiDE's files have no frame rate for frame-level IoU: score them with "
+            "--protocol glide (gaze's) or --compat glide-code (GLiDE's own scorer)"
         )
     if compat is not None:
         from gaze.cli.peer_score import score_peer

@@ -108,12 +108,26 @@ def test_score_as_glides_evaluator(files, tmp_path, capsys):
     assert "glide-code" in capsys.readouterr().out
 
 
-def test_glide_files_need_glides_scorer(files, tmp_path, capsys):
-    gt, pred, _ = files
+def test_glide_files_scored_by_gazes_glide_protocol_in_one_step(files, tmp_path, capsys):
+    """`--format glide --protocol glide`: the files read as `gaze convert --from glide` reads
+    them (untyped, multi-interval events; bugs without time nodes left out and counted) and
+    scored by gaze's own glide protocol; reports for videos the ground truth lacks are ignored,
+    as GLiDE does, and listed."""
+    gt, pred, table = files
     out = tmp_path / "x.json"
-    assert run(["bench", "score", str(gt), str(pred), "--format", "glide", "--out", str(out)]) == 2
+    argv = ["bench", "score", str(gt), str(pred), "--format", "glide", "--out", str(out)]
+    assert run(argv) == 2  # frame-level IoU needs an fps GLiDE's files do not give
     err = capsys.readouterr().err
-    assert "--format glide and --compat glide-code" in err and "Traceback" not in err
+    assert "--protocol glide (gaze's) or --compat glide-code" in err and "Traceback" not in err
+    assert run([*argv, "--protocol", "glide", "--judge", f"table:{table}", "--bootstrap", "0"]) == 0
+    result = json.loads(out.read_text())
+    assert result["import"]["predicted_only"] == ["z"]
+    # a, b, c, f are in both files; d has no report (left out, as GLiDE does)
+    assert result["n_clips"] == 4 and result["left_out"] == ["d"]
+    # ratings kept by gaze's protocol: a 5 and 4 (the third report bug has no time nodes and is
+    # left out on import), b 3, f 0: P = 12 / (5 * 5) over the five predicted bugs still held
+    assert result["precision"] == pytest.approx(12 / 25)
+    assert result["import"]["predictions"]["skipped_by_reason"]["no time nodes: no span"] == 1
     bad = tmp_path / "bad.json"
     bad.write_text('{"video_name": "a"}')
     argv = ["bench", "score", str(bad), str(pred), "--format", "glide", "--compat", "glide-code"]
