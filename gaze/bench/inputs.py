@@ -89,9 +89,12 @@ def _from_report(data: dict) -> Prediction:
 
 
 def load_predictions(path: str | Path) -> dict[str, Prediction]:
-    """Predictions from a JSONL file (rows ``{clip_id, events, ...}``) or from a folder of
-    ``gaze diagnose`` / ``gaze bench run`` report files (``*.json``)."""
+    """Predictions from a JSONL file (rows ``{clip_id, events, ...}``), from a folder of
+    ``gaze diagnose`` / ``gaze bench run`` report files (``*.json``), or from a ``bench run``
+    folder (its ``reports``)."""
     path = Path(path)
+    if path.is_dir() and (path / "run.json").is_file() and (path / "reports").is_dir():
+        path = path / "reports"  # a `bench run` folder: its reports, not its run manifest
     predictions: dict[str, Prediction] = {}
     problems: list[str] = []
     if path.is_dir():

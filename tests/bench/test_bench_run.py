@@ -360,6 +360,11 @@ def test_pixel_method_runs_without_a_model_and_scores_by_type(forge_dir, tmp_pat
     assert metrics["type"]["n_event_clips"] == sum(bool(r["events"]) for r in rows)
     # the lexical judge only measures how alike the two wordings are
     assert metrics["lexical"]["description_f1"] < 0.5 < metrics["type"]["description_f1"]
+    # the run folder itself is read as its reports (not its run.json)
+    whole = tmp_path / "whole.json"
+    args = ["bench", "score", str(manifest), str(out), "--judge", "type", "--bootstrap", "0"]
+    assert run([*args, "--out", str(whole)]) == 0
+    assert json.loads(whole.read_text())["recall"] == metrics["type"]["recall"]
 
 
 def test_other_methods_still_need_a_model(small_manifest, tmp_path, capsys):
