@@ -29,7 +29,12 @@ DARK_LEVEL = 35.0
 BRIGHT_LEVEL = 235.0
 """Mean grey level above which a frame is washed out (the brightest real clip sits at ~221)."""
 LOW_CONTRAST = 12.0
-"""Grey-level standard deviation below which a frame shows almost nothing (real clips >= 31)."""
+"""Grey-level standard deviation below which a frame shows almost nothing (real clips >= 31)..."""
+FLAT_SHARE = 0.5
+"""...when it is also below this share of the clip's median contrast (a blur softens contrast
+to 0.6-1.0x of the median, fog or a washed-out picture to 0.1x)..."""
+VERY_FLAT = 6.0
+"""...or below this in any case (a clip that is flat from start to end)."""
 BLUR_RATIO = 0.3
 """A frame is blurred when its normalised sharpness falls below this fraction of the clip median
 (real clips never go below 0.8 of their median; forge blur gives < 0.05)."""
@@ -93,7 +98,10 @@ def _long_enough(
 def low_visibility(sig: SignalSeries, fps: float) -> tuple[list[Event], list[tuple[int, int]]]:
     dark = sig.brightness < DARK_LEVEL
     bright = sig.brightness > BRIGHT_LEVEL
-    flat = sig.contrast < LOW_CONTRAST
+    usual = float(np.median(sig.contrast)) if sig.contrast.size else 0.0
+    flat = (sig.contrast < LOW_CONTRAST) & (
+        (sig.contrast < FLAT_SHARE * usual) | (sig.contrast < VERY_FLAT)
+    )
     runs = _long_enough(true_runs(dark | bright | flat), sig.times_s, fps)
     events = []
     for s, e in runs:
@@ -117,7 +125,8 @@ def low_visibility(sig: SignalSeries, fps: float) -> tuple[list[Event], list[tup
                 f"the frames are {kind} for {sig.times_s[e] - sig.times_s[s] + 1 / fps:.1f} s",
                 [
                     f"brightness={level:.1f} (dark<{DARK_LEVEL:g}, bright>{BRIGHT_LEVEL:g})",
-                    f"contrast={contrast:.1f} (flat<{LOW_CONTRAST:g})",
+                    f"contrast={contrast:.1f} (flat<{LOW_CONTRAST:g} and <{FLAT_SHARE:g}x the "
+                    f"clip's {usual:.1f}, or <{VERY_FLAT:g})",
                 ],
                 conf,
             )

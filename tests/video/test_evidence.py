@@ -138,6 +138,34 @@ def test_washed_out_frames_are_low_visibility():
     assert "washed out" in events[0].description
 
 
+def _softened(picture: np.ndarray, keep: float) -> np.ndarray:
+    """The picture with its contrast scaled by ``keep`` around its mean grey (fog, or a blur's
+    milder softening)."""
+    mean = picture.mean()
+    return np.clip(mean + (picture.astype(float) - mean) * keep, 0, 255).astype(np.uint8)
+
+
+def _flat_spans(pictures: list[np.ndarray]) -> list[tuple[float, float]]:
+    frames = _frames(pictures)
+    events = detect(frames, compute_signals(frames))
+    return [(e.start_s, e.end_s) for e in events if "flat" in e.description]
+
+
+def test_flat_frames_are_judged_against_the_clips_own_contrast():
+    """Fog (contrast down to a tenth) is low visibility; a softening to 0.6x that happens to cross
+    the absolute flat line in a low-contrast scene is not (a blur's side effect, reported as blur
+    if anything); a clip flat from start to end still is."""
+    rng = np.random.default_rng(1)
+    low = [_softened(_scene(rng, 40), 0.55) for _ in range(20)]  # a low-contrast scene
+    contrast = float(np.std(low[0].mean(axis=2)))
+    assert 12 < contrast < 20  # above the flat line, but not by much
+    fog = [*low[:5], *(_softened(p, 0.1) for p in low[5:12]), *low[12:]]
+    assert _flat_spans(fog) == [(0.5, 1.1)]
+    soft = [*low[:5], *(_softened(p, 0.6) for p in low[5:12]), *low[12:]]
+    assert _flat_spans(soft) == []  # flagged before the clip's own contrast was the yardstick
+    assert _flat_spans([_softened(p, 0.1) for p in low]) == [(0.0, 1.9)]
+
+
 def test_repeated_pictures_are_judged_between_distinct_frames():
     rng = np.random.default_rng(2)
     pictures = [p for i in range(8) for p in [_scene(rng, 10 + 15 * i)] * 5]
