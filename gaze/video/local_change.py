@@ -36,6 +36,11 @@ ABSENT_RATIO = 0.5
 with the object (relative, because codecs leave a fading ghost for a frame or two)."""
 MIN_SOLIDITY = 0.4
 """Changed area / bounding-box area: objects are compact; motion onsets leave thin strips."""
+MIN_ASPECT = 0.4
+"""Short side / long side of a changed region: the edge that a moving arm, its shadow or a pan
+exposes is a strip, while the objects a robot handles seldom are (forge v2's true object events
+are >= 0.53). The price: a thin tool or a cable seen lengthwise appearing or vanishing is not
+reported."""
 SAME_OBJECT_DISTANCE = 60.0
 """Mean colour distance under which a vanished and an appeared region are the same object."""
 RING_PX = 4
@@ -121,6 +126,9 @@ def _regions(steps: _Steps, i: int) -> list[_Region]:
         area = stats[label, cv2.CC_STAT_AREA]
         box = stats[label, cv2.CC_STAT_WIDTH] * stats[label, cv2.CC_STAT_HEIGHT]
         if area < min_area or area < MIN_SOLIDITY * box:
+            continue
+        sides = sorted((stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]))
+        if sides[0] < MIN_ASPECT * sides[1]:  # a strip: an exposed edge, not an object
             continue
         mask = labels == label
         # Look for change around the region too: a small part moving fast (a joint, a finger)
