@@ -12,6 +12,7 @@ from gaze.cli.main import run
 from gaze.formats.glide import read_glide
 from gaze.formats.robogaze_code import read_ground_truth, read_reports
 from gaze.formats.summary import ImportSummary
+from tests.cli.test_judge_commands import jsonl
 
 
 def rows(path: Path) -> list[dict]:
@@ -99,15 +100,13 @@ def test_original_reports_become_predictions_and_go_back(tmp_path):
 def test_robojudge_files_both_ways(tmp_path, capsys):
     gold = tmp_path / "final.jsonl"
     base = {"dataset": "d", "model": "m", "task": "task_0001", "agent_consistency": 2}
-    gold.write_text(
-        "\n".join(
-            json.dumps(r)
-            for r in [
-                {**base, "item_id": "x", "video_url": "https://h/x.mp4", "physical_adherence": 3},
-                {**base, "item_id": "x", "physical_adherence": 4, "instruction_alignment": 2},
-                {**base, "item_id": "y", "physical_adherence": 5, "instruction_alignment": 5},
-            ]
-        )
+    jsonl(
+        gold,
+        [
+            {**base, "item_id": "x", "video_url": "https://h/x.mp4", "physical_adherence": 3},
+            {**base, "item_id": "x", "physical_adherence": 4, "instruction_alignment": 2},
+            {**base, "item_id": "y", "physical_adherence": 5, "instruction_alignment": 5},
+        ],
     )
     manifest = tmp_path / "m.jsonl"
     assert convert(str(gold), "--from", "robojudge", "--out", str(manifest)) == 0
@@ -117,16 +116,14 @@ def test_robojudge_files_both_ways(tmp_path, capsys):
     assert (x["pa"], x["ia"], x["instruction"]) == (4.0, 2.0, "task_0001")
     assert x["metadata"]["robojudge"]["agent_consistency"] == 2
     judge = tmp_path / "judge.jsonl"
-    judge.write_text(
-        "\n".join(
-            json.dumps(r)
-            for r in [
-                {"item_id": "x.mp4", "physical_adherence": 0.0, "instruction_alignment": "n/a"},
-                {"item_id": "y", "predict": "free text only"},
-                {"item_id": "y", "physical_adherence": 4, "instruction_alignment": 4},
-                {"item_id": "y", "physical_adherence": 5, "instruction_alignment": 5},
-            ]
-        )
+    jsonl(
+        judge,
+        [
+            {"item_id": "x.mp4", "physical_adherence": 0.0, "instruction_alignment": "n/a"},
+            {"item_id": "y", "predict": "free text only"},
+            {"item_id": "y", "physical_adherence": 4, "instruction_alignment": 4},
+            {"item_id": "y", "physical_adherence": 5, "instruction_alignment": 5},
+        ],
     )
     preds = tmp_path / "p.jsonl"
     assert convert(str(judge), "--from", "robojudge", "--out", str(preds)) == 0
@@ -146,38 +143,36 @@ def test_robojudge_files_both_ways(tmp_path, capsys):
 def test_prm_toolkit_rows_become_a_manifest_and_curves_and_go_back(tmp_path, capsys):
     (tmp_path / "c2.json").write_text(json.dumps({"progress": [0.0, 0.4, 1.0]}))
     toolkit = tmp_path / "manifest.jsonl"
-    toolkit.write_text(
-        "\n".join(
-            json.dumps(r)
-            for r in [
-                {
-                    "case_id": "c1",
-                    "task": "open the drawer",
-                    "task_name": "drawer",
-                    "video": "v/c1.mp4",
-                    "wrist_video": "v/c1_wrist.mp4",
-                    "label": "success",
-                    "benchmark": "b",
-                    "model": "m",
-                    "progress": [0.1, 0.5, 0.9],
-                },
-                {
-                    "case_id": "c2",
-                    "task": "t",
-                    "video": "v/c2.mp4",
-                    "label": "failure",
-                    "progress_path": "c2.json",
-                },
-                {
-                    "case_id": "c3",
-                    "task": "t",
-                    "video": "v/c3.mp4",
-                    "label": "maybe",
-                    "progress_processed": [0.2, 0.3],
-                },
-                {"case_id": "c1", "task": "again"},
-            ]
-        )
+    jsonl(
+        toolkit,
+        [
+            {
+                "case_id": "c1",
+                "task": "open the drawer",
+                "task_name": "drawer",
+                "video": "v/c1.mp4",
+                "wrist_video": "v/c1_wrist.mp4",
+                "label": "success",
+                "benchmark": "b",
+                "model": "m",
+                "progress": [0.1, 0.5, 0.9],
+            },
+            {
+                "case_id": "c2",
+                "task": "t",
+                "video": "v/c2.mp4",
+                "label": "failure",
+                "progress_path": "c2.json",
+            },
+            {
+                "case_id": "c3",
+                "task": "t",
+                "video": "v/c3.mp4",
+                "label": "maybe",
+                "progress_processed": [0.2, 0.3],
+            },
+            {"case_id": "c1", "task": "again"},
+        ],
     )
     manifest, curves = tmp_path / "m.jsonl", tmp_path / "curves.jsonl"
     args = [str(toolkit), "--from", "prm", "--out", str(manifest), "--curves", str(curves)]
@@ -304,21 +299,19 @@ def test_progress_metrics_read_toolkit_rows_under_gazes_definitions(tmp_path):
     one step (label words as 0/1, curves by path), without --compat."""
     (tmp_path / "c2.json").write_text(json.dumps([{"progress": 0.0}, {"progress": 0.2}]))
     toolkit = tmp_path / "manifest.jsonl"
-    toolkit.write_text(
-        "\n".join(
-            json.dumps(r)
-            for r in [
-                {
-                    "case_id": "c1",
-                    "task_name": "drawer",
-                    "video": "a.mp4",
-                    "label": "success",
-                    "progress": [0.0, 0.5, 1.0],
-                },
-                {"case_id": "c2", "video": "b.mp4", "label": "failed", "progress_path": "c2.json"},
-                {"case_id": "c3", "video": "c.mp4", "progress_processed": [0.1]},
-            ]
-        )
+    jsonl(
+        toolkit,
+        [
+            {
+                "case_id": "c1",
+                "task_name": "drawer",
+                "video": "a.mp4",
+                "label": "success",
+                "progress": [0.0, 0.5, 1.0],
+            },
+            {"case_id": "c2", "video": "b.mp4", "label": "failed", "progress_path": "c2.json"},
+            {"case_id": "c3", "video": "c.mp4", "progress_processed": [0.1]},
+        ],
     )
     out = tmp_path / "opd.json"
     args = ["progress", "metrics", str(toolkit), "--format", "prm", "--success-source", "label"]
