@@ -129,21 +129,16 @@ def run_score(
 def _glide_files(
     reference: Path, predictions: Path
 ) -> tuple[list[ManifestClip], dict[str, Prediction], dict[str, Any]]:
-    """GLiDE's two files as gaze rows (``gaze convert --from glide`` does the same), and their
-    import summaries."""
-    from gaze.formats.glide import gaze_rows, read_glide
+    """GLiDE's two files as gaze rows, read as ``gaze convert --from glide`` reads them, and
+    their import summaries."""
+    from gaze.formats.glide import gaze_models
+    from gaze.formats.summary import ImportSummary
 
-    out: list[Any] = []
-    summaries = {}
-    for side, path, model in (
-        ("reference", reference, ManifestClip),
-        ("predictions", predictions, Prediction),
-    ):
-        videos, summary = read_glide(path)
-        rows = gaze_rows(videos, path, path.resolve().parent, model is ManifestClip, summary)
-        out.append([model.model_validate(r) for r in rows])
-        summaries[side] = summary.as_dict()
-    return out[0], {p.clip_id: p for p in out[1]}, summaries
+    truth, found = ImportSummary(source=str(reference)), ImportSummary(source=str(predictions))
+    rows = gaze_models(reference, reference.resolve().parent, True, truth)
+    preds = gaze_models(predictions, predictions.resolve().parent, False, found)
+    summaries = {"reference": truth.as_dict(), "predictions": found.as_dict()}
+    return rows, {p.clip_id: p for p in preds}, summaries
 
 
 def run_glide_code(

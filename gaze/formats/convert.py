@@ -9,11 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from gaze.errors import GazeInputError
 from gaze.formats.summary import ImportSummary
-from gaze.schema.manifest import ManifestClip, Prediction
 
 Rows = list[dict[str, Any]]
 Outputs = dict[str, Rows]
@@ -74,20 +71,11 @@ def _from_prm(source: Path, out_dir: Path, fps: float | None, summary: ImportSum
 def _from_glide(source: Path, out_dir: Path, fps: float | None, summary: ImportSummary) -> Outputs:
     """``groundtruth.json`` (a name with ``groundtruth`` or ``ground_truth``) becomes a
     manifest, any other GLiDE file (``batch_report.json``) predictions."""
-    from gaze.formats.glide import gaze_rows, read_glide
+    from gaze.formats.glide import gaze_models
 
-    videos, read = read_glide(source)
-    summary.read, summary.skipped, summary.adjusted = read.read, read.skipped, read.adjusted
     name = source.name.lower()
     as_manifest = "groundtruth" in name or "ground_truth" in name
-    model = ManifestClip if as_manifest else Prediction
-    rows = []
-    for row in gaze_rows(videos, source, out_dir, as_manifest, summary):
-        try:
-            rows.append(_dump(model.model_validate(row)))
-        except ValidationError as exc:
-            summary.skip(row["clip_id"], f"not a valid row ({exc.errors()[0]['msg']})")
-    summary.written = len(rows)
+    rows = [_dump(m) for m in gaze_models(source, out_dir, as_manifest, summary)]
     return {"manifest" if as_manifest else "predictions": rows}
 
 

@@ -17,10 +17,13 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
+
+from pydantic import ValidationError
 
 from gaze.errors import GazeInputError
 from gaze.formats.summary import ImportSummary
+from gaze.schema.manifest import ManifestClip, Prediction
 
 Interval = tuple[float, float]
 
@@ -62,10 +65,13 @@ def _intervals(value: Any) -> list[Interval] | None:
     return out
 
 
-def read_glide(path: str | Path) -> tuple[dict[str, GlideVideo], ImportSummary]:
-    """The usable rows of a GLiDE file, keyed as GLiDE keys them, and the import summary."""
+def read_glide(
+    path: str | Path, summary: ImportSummary | None = None
+) -> tuple[dict[str, GlideVideo], ImportSummary]:
+    """The usable rows of a GLiDE file, keyed as GLiDE keys them, and the import summary (the
+    one given, or a new one)."""
     path = Path(path)
-    summary = ImportSummary(source=str(path))
+    summary = ImportSummary(source=str(path)) if summary is None else summary
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
@@ -99,6 +105,36 @@ def read_glide(path: str | Path) -> tuple[dict[str, GlideVideo], ImportSummary]:
         videos[key] = GlideVideo(key, list(bugs), kept, row["video_name"], extra)
         summary.written += 1
     return videos, summary
+
+
+@overload
+def gaze_models(
+    source: Path, out_dir: Path, as_manifest: Literal[True], summary: ImportSummary
+) -> list[ManifestClip]: ...
+@overload
+def gaze_models(
+    source: Path, out_dir: Path, as_manifest: Literal[False], summary: ImportSummary
+) -> list[Prediction]: ...
+@overload
+def gaze_models(
+    source: Path, out_dir: Path, as_manifest: bool, summary: ImportSummary
+) -> list[ManifestClip] | list[Prediction]: ...
+def gaze_models(
+    source: Path, out_dir: Path, as_manifest: bool, summary: ImportSummary
+) -> list[ManifestClip] | list[Prediction]:
+    """A GLiDE file's rows as validated gaze manifest rows (``as_manifest``) or predictions
+    (``gaze convert --from glide`` and ``bench score --format glide`` both read them so); a row
+    gaze cannot hold is left out and counted."""
+    videos, _ = read_glide(source, summary)
+    model: type[ManifestClip] | type[Prediction] = ManifestClip if as_manifest else Prediction
+    out: list[Any] = []
+    for row in gaze_rows(videos, source, out_dir, as_manifest, summary):
+        try:
+            out.append(model.model_validate(row))
+        except ValidationError as exc:
+            summary.skip(row["clip_id"], f"not a valid row ({exc.errors()[0]['msg']})")
+    summary.written = len(out)
+    return out
 
 
 def gaze_rows(

@@ -135,3 +135,26 @@ def test_glide_files_scored_by_gazes_glide_protocol_in_one_step(files, tmp_path,
     assert "a JSON array of per-video objects" in capsys.readouterr().err
     assert run([*argv[:2], str(gt), *argv[3:], "--judge", "type", "--out", str(out)]) == 2
     assert "GLiDE's bugs have none" in capsys.readouterr().err
+
+
+def test_a_glide_row_gaze_cannot_hold_is_left_out_and_counted(tmp_path, capsys):
+    """A span past any clip's length is skipped and counted, the same way whether the file is
+    converted or scored directly (it used to end the direct scoring in a traceback)."""
+    rows = [
+        {"video_name": "a.mp4", "bugs": ["fine"], "time_nodes": [[[1.0, 2.0]]]},
+        {"video_name": "b.mp4", "bugs": ["too long"], "time_nodes": [[[0.0, 2e6]]]},
+    ]
+    gt, pred = tmp_path / "groundtruth.json", tmp_path / "batch_report.json"
+    gt.write_text(json.dumps(rows))
+    pred.write_text(json.dumps(rows))
+    out = tmp_path / "x.json"
+    argv = ["bench", "score", str(gt), str(pred), "--format", "glide", "--protocol", "glide"]
+    assert run([*argv, "--bootstrap", "0", "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["n_clips"] == 1
+    reasons = result["import"]["reference"]["skipped_by_reason"]
+    assert list(reasons) == ["not a valid row (Input should be less than or equal to 1000000)"]
+    manifest = tmp_path / "m.jsonl"
+    assert run(["convert", str(gt), "--from", "glide", "--out", str(manifest)]) == 0
+    assert len(manifest.read_text().splitlines()) == 1
+    assert "Traceback" not in capsys.readouterr().err
