@@ -126,6 +126,17 @@ def run_score(
     return result
 
 
+def _description_judge(
+    judge: str, model: str | None, base_url: str | None, why_not_types: str
+) -> Recorder:
+    """The judge of a peer's scorer, which compares descriptions: one that reads failure types
+    is refused in one line."""
+    recorder = Recorder(build_judge(judge, model, base_url))
+    if recorder.reads != "description":
+        raise GazeInputError(f"--judge {judge} reads failure types; {why_not_types}")
+    return recorder
+
+
 def _glide_files(
     reference: Path, predictions: Path
 ) -> tuple[list[ManifestClip], dict[str, Prediction], dict[str, Any]]:
@@ -159,9 +170,7 @@ def run_glide_code(
 
     refs, ref_summary = read_glide(reference)
     preds, pred_summary = read_glide(predictions)
-    recorder = Recorder(build_judge(judge, model, base_url))
-    if recorder.reads != "description":
-        raise GazeInputError(f"--judge {judge} reads failure types; GLiDE's bugs have none")
+    recorder = _description_judge(judge, model, base_url, "GLiDE's bugs have none")
 
     def rate(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         return np.rint(5.0 * np.asarray(recorder.score(pairs), dtype=np.float64))
@@ -234,11 +243,7 @@ def run_robogaze_code(
     pairs, no_report, no_truth = code.pair_clips(truth, reports)
     if not pairs:
         raise GazeInputError("no clip has both a ground truth and a prediction")
-    recorder = Recorder(build_judge(judge, model, base_url))
-    if recorder.reads != "description":
-        raise GazeInputError(
-            f"--judge {judge} reads failure types; robogaze-code judges descriptions"
-        )
+    recorder = _description_judge(judge, model, base_url, "robogaze-code judges descriptions")
     result = robogaze_code_score(pairs, recorder.score)
     result["judge"] = recorder.name
     result["left_out"] = {"reference_only": no_report, "predicted_only": no_truth}

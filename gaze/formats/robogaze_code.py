@@ -93,13 +93,18 @@ def dimension_for(glitch_type: str, explicit: Any = None) -> str:
         return "unknown"
 
 
+def to_frame(time_s: float, fps: float) -> int:
+    """A time as the original code turns it into a frame: ``round(t * fps)``, halves to even."""
+    return int(round(time_s * fps))
+
+
 def _event_frame(item: dict[str, Any], prefix: str, fps: float | None) -> int:
     frame = as_int(item.get(f"{prefix}_frame"), None)
     if frame is not None:
         return frame
     time_s = _as_float(item.get(f"{prefix}_time"))
     if time_s is not None and fps is not None:
-        return int(round(time_s * fps))
+        return to_frame(time_s, fps)
     return 0
 
 
@@ -267,8 +272,8 @@ def from_gaze(
             id=f"{prefix}{n}",
             dimension=e.dimension,
             glitch_type=e.type,
-            start_frame=int(round(e.start_s * fps)),
-            end_frame=int(round(e.end_s * fps)),
+            start_frame=to_frame(e.start_s, fps),
+            end_frame=to_frame(e.end_s, fps),
             severity=0 if n - 1 in defaulted else int(e.severity),
             description=clean_text(e.description),
         )

@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gaze.errors import GazeInputError
-from gaze.formats.robogaze_code import TYPE_ALIASES, CodeClip, clean_text
+from gaze.formats.robogaze_code import TYPE_ALIASES, CodeClip, clean_text, to_frame
 from gaze.formats.summary import ImportSummary
 from gaze.schema.codebook import load_codebook
 from gaze.schema.events import Event, ScoringEvent
@@ -167,8 +167,8 @@ def _glitches(events: list[ScoringEvent], fps: float | None, prefix: str) -> lis
             "end_time": e.end_s,
         }
         if fps:
-            item["start_frame"] = int(round(e.start_s * fps))
-            item["end_frame"] = int(round(e.end_s * fps))
+            item["start_frame"] = to_frame(e.start_s, fps)
+            item["end_frame"] = to_frame(e.end_s, fps)
         item["severity"] = None if e.severity is None else int(round(e.severity))
         item["description"] = e.description
         out.append(item)
