@@ -14,6 +14,7 @@ from typing import Any
 
 from gaze.errors import GazeInputError
 from gaze.formats.summary import ImportSummary
+from gaze.metrics.prm_compat import FAILURE_LABELS, SUCCESS_LABELS
 
 
 def curve_values(row: dict[str, Any], where: str, base_dir: Path) -> tuple[Any, bool]:
@@ -58,15 +59,15 @@ def case_fields(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-SUCCESS_WORDS = {"success": True, "succeeded": True, "true": True, "1": True}
-FAILURE_WORDS = {"failed": False, "failure": False, "false": False, "0": False}
 TOOLKIT_FIELDS = {"case_id", "task", "video", "label", "progress", "progress_path"}
 
 
 def _label(value: Any) -> bool | None:
+    """A label as success (True) or failure (False) by the toolkit's words; None otherwise."""
     if isinstance(value, bool):
         return value
-    return {**SUCCESS_WORDS, **FAILURE_WORDS}.get(str(value).strip().lower())
+    word = str(value).strip().lower()
+    return True if word in SUCCESS_LABELS else False if word in FAILURE_LABELS else None
 
 
 def convert_rows(

@@ -28,6 +28,10 @@ AXES = {
     "ia": ("instruction_alignment", "ia", "ia_score"),
 }
 ID_KEYS = ("item_id", "id", "video_id", "uid")
+PER_AXIS_ROW = {"PA": "pa", "PHYSICAL_ADHERENCE": "pa", "IA": "ia", "INSTRUCTION_ALIGNMENT": "ia"}
+"""A gold row for one axis names it in ``axis`` or ``score_type``..."""
+PER_AXIS_KEYS = ("gold", "score", "label")
+"""...and holds its score under the axis's own name or one of these."""
 
 Pairs = dict[str, list[tuple[float, float]]]
 """Per axis ("pa", "ia"): (gold as given, prediction) pairs, in prediction-file order."""
@@ -59,13 +63,8 @@ def read_gold(path: Path, summary: ImportSummary) -> dict[tuple[str, str], float
     """(item id, axis) -> the gold score as given (a repeated id: the last row wins)."""
     gold: dict[tuple[str, str], float] = {}
     for _, item, row in _identified_rows(path, summary, "gold"):
-        named = str(row.get("axis") or row.get("score_type") or "").upper()
-        by_axis = {
-            "PA": {"pa": ("physical_adherence", "gold", "score", "label")},
-            "PHYSICAL_ADHERENCE": {"pa": ("physical_adherence", "gold", "score", "label")},
-            "IA": {"ia": ("instruction_alignment", "gold", "score", "label")},
-            "INSTRUCTION_ALIGNMENT": {"ia": ("instruction_alignment", "gold", "score", "label")},
-        }.get(named, AXES)
+        named = PER_AXIS_ROW.get(str(row.get("axis") or row.get("score_type") or "").upper())
+        by_axis = AXES if named is None else {named: (AXES[named][0], *PER_AXIS_KEYS)}
         for axis, keys in by_axis.items():
             for key in keys:
                 if row.get(key) is not None:
