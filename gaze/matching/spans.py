@@ -8,6 +8,8 @@ with halves rounded up. Both are pure and vectorised: (N,) x (M,) -> (N, M).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 EPS = 1e-3
@@ -59,7 +61,8 @@ def continuous_iou(
 Intervals = list[tuple[float, float]]
 
 
-def _merged(intervals: Intervals) -> Intervals:
+def merged(intervals: Sequence[tuple[float, float]]) -> Intervals:
+    """The intervals sorted and joined wherever the next starts at or before the last ends."""
     out: list[list[float]] = []
     for start, end in sorted(intervals):
         if out and start <= out[-1][1]:
@@ -81,7 +84,7 @@ def interval_set_iou(pred: Intervals, ref: Intervals, fps: float | None) -> floa
             frames.append({k for a, b in zip(first, last, strict=True) for k in range(a, b + 1)})
         covered = len(frames[0] | frames[1])
         return len(frames[0] & frames[1]) / covered if covered else 0.0
-    a, b = _merged(pred), _merged(ref)
+    a, b = merged(pred), merged(ref)
     inter = sum(max(0.0, min(e1, e2) - max(s1, s2)) for s1, e1 in a for s2, e2 in b)
     union = sum(e - s for s, e in a) + sum(e - s for s, e in b) - inter
     return inter / union if union > 0 else 0.0

@@ -26,6 +26,7 @@ from scipy.optimize import linear_sum_assignment
 
 from gaze.formats.glide import GlideVideo, Interval
 from gaze.matching.robogaze import f1
+from gaze.matching.spans import merged
 
 PEER = "glide-code (SandyyyZheng/BugAgent evaluation/evaluator.py @1503e69)"
 
@@ -33,18 +34,8 @@ Rater = Callable[[Sequence[tuple[str, str]]], np.ndarray]
 """(predicted description, reference description) pairs -> ratings 0-5."""
 
 
-def _merged(intervals: Sequence[Interval]) -> list[list[float]]:
-    out: list[list[float]] = []
-    for start, end in sorted(intervals, key=lambda iv: iv[0]):
-        if out and start <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], end)
-        else:
-            out.append([start, end])
-    return out
-
-
 def _duration(intervals: Sequence[Interval]) -> float:
-    return sum(end - start for start, end in _merged(intervals))
+    return sum(end - start for start, end in merged(intervals))
 
 
 def interval_iou(reference: Sequence[Interval], predicted: Sequence[Interval]) -> float:
