@@ -122,8 +122,6 @@ def _export(
         _write_clip_files(source, out)
         return
     if target == "robogaze-code":
-        if kind == "manifest":  # the clips' own fps
-            manifest_for_fps = manifest_for_fps or source
         _write_original(kind, rows, out, fps, manifest_for_fps)
         what = "report.json" if kind == "predictions" else "ground-truth"
         console.print(f"{len(rows)} {what} file(s) written under {out}")
@@ -161,15 +159,18 @@ def _write_original(
     kind: str, rows: Rows, out: Path, fps: float | None, manifest: Path | None
 ) -> None:
     """The original RoboGaze code's files: one ``<clip_id>/report.json`` per prediction, or one
-    ``<clip_id>.json`` ground-truth file per manifest row; frames from the fps of the manifest's
-    clips (or ``--fps``)."""
+    ``<clip_id>.json`` ground-truth file per manifest row; frames from the fps of ``manifest``'s
+    clips (a manifest being written: its own rows), else ``--fps``."""
     from gaze.bench.inputs import load_manifest
     from gaze.formats.robogaze_original import ground_truth_document, report_document
     from gaze.schema.manifest import ManifestClip, Prediction
 
-    fps_of = (
-        {r.clip_id: r.fps for r in load_manifest(manifest, for_diagnosis=False)} if manifest else {}
-    )
+    if manifest is not None:
+        fps_of = {r.clip_id: r.fps for r in load_manifest(manifest, for_diagnosis=False)}
+    elif kind == "manifest":  # already read: its rows carry their fps
+        fps_of = {r["clip_id"]: r.get("fps") for r in rows}
+    else:
+        fps_of = {}
     if fps is None and not any(fps_of.values()):
         raise GazeInputError("--to robogaze-code needs --manifest MANIFEST or --fps F for frames")
     _mkdir(out)
