@@ -210,7 +210,6 @@ def robogaze_code_score(
 ) -> dict[str, Any]:
     """``summary.json``'s numbers and the per-clip, per-dimension and match rows the original
     writes as CSV, for (ground truth, report) pairs in its order."""
-    dimensions = DIMENSIONS
     wanted = needed_pairs(pairs)
     table = dict(zip(wanted, (float(s) for s in similarity(wanted)), strict=True))
     clip_rows, dim_rows, match_rows = [], [], []
@@ -223,7 +222,7 @@ def robogaze_code_score(
             matches = [
                 (int(i), int(j)) for i, j in zip(rows, cols, strict=True) if cost[i][j] > EPS
             ]
-        metrics = _clip_metrics(preds, refs, sim, iou, matches, dimensions)
+        metrics = _clip_metrics(preds, refs, sim, iou, matches, DIMENSIONS)
         clip_rows.append(
             {"video_id": truth.video_id, **{k: _rounded(metrics[k]) for k in CLIP_KEYS}}
         )
@@ -259,7 +258,7 @@ def robogaze_code_score(
         "macro_sev_weighted_F1": _rounded(_mean([r["sev_weighted_F1"] for r in events])),
         "per_dim_F1_desc": {
             dim: _rounded(_mean([r["F1_desc"] for r in dim_rows if r["dimension"] == dim]))
-            for dim in dimensions
+            for dim in DIMENSIONS
         },
         "clip_detection": _clip_detection(pairs),
     }

@@ -42,7 +42,7 @@ class ScoringEvent(BaseModel):
     """Primary dimension (matching uses this one); None when the source names none."""
     type: str | None = None
     """Failure type from the codebook; must belong to ``dimension``; None when the source names
-    none (then ``dimension`` is None too)."""
+    none (a dimension may still be named)."""
     start_s: float = Field(ge=0, le=MAX_TIME_S)
     """Start of the span, in seconds from the first frame."""
     end_s: float = Field(ge=0, le=MAX_TIME_S)
