@@ -61,3 +61,47 @@ def test_an_ablated_memory_is_not_asked_early(forge_dir, forge_rows):
     )
     asked = Counter(r.schema_name for r in backbone.requests)
     assert asked["TaskMemory"] == 1 and asked["SceneMemory"] == 0
+
+
+SETTLED_SCRIPT = """
+import asyncio, json, sys
+import gaze.api
+from gaze.graph.context import GazeContext
+from gaze.models.scripted import ScriptedBackbone, minimal_instance
+
+before = "httpx" in sys.modules
+load_graph = gaze.api._load_graph
+seen = {}
+
+def watched_load():
+    module = sys.modules.get("httpx")
+    seen["complete"] = module is not None and hasattr(module, "Response")
+    return load_graph()
+
+gaze.api._load_graph = watched_load
+backbone = ScriptedBackbone(lambda r: minimal_instance(r.json_schema), model="early")
+asyncio.run(gaze.api.adiagnose(sys.argv[1], sys.argv[2], backbones={"default": backbone},
+                               context=GazeContext(use_cache=False)))
+print(json.dumps({"before": before, **seen}))
+"""
+
+
+def test_httpx_is_whole_before_the_graph_loads_beside_replies(forge_dir, forge_rows):
+    """The openai SDK looks ``httpx`` up in ``sys.modules`` while it parses every reply, and the
+    graph's import (in a worker thread) brings httpx in: a reply parsed half-way through that
+    import failed as 'malformed' and was retried. In a fresh interpreter, httpx must already be
+    complete when the graph import starts."""
+    import json
+    import subprocess
+    import sys
+
+    row = forge_rows["clean"]
+    video, instruction = str(forge_dir / row.video), row.instruction
+    done = subprocess.run(
+        [sys.executable, "-c", SETTLED_SCRIPT, video, instruction],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {"before": False, "complete": True}
