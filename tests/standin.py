@@ -29,6 +29,8 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: Any
+    raw: bytes = b""
+    """The body exactly as it came over the wire."""
 
 
 class _Server(ThreadingHTTPServer):
@@ -68,6 +70,7 @@ class StandIn:
                             self.path,
                             {k.lower(): v for k, v in self.headers.items()},
                             body,
+                            raw,
                         )
                     )
                     reply = outer.replies.popleft() if outer.replies else None

@@ -147,6 +147,38 @@ def test_missing_key_without_base_url_is_an_input_error():
         OpenAIChat("gpt-4o")
 
 
+def test_requests_are_byte_for_byte_what_the_sdks_create_sends(monkeypatch):
+    """gaze sends through the client's ``post`` to skip ``create``'s body walk; the wire must
+    not tell the difference: same path, same JSON, same headers (the key included)."""
+    from gaze.models.protocol import ModelRequest
+    from gaze.models.providers.openai_chat import request_body
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-compare")
+    frames = tuple(p for t in range(3) for p in (TextPart(f"t={t}.00s"), ImagePart(JPEG)))
+    request = ModelRequest(
+        role="observer",
+        messages=(Message.text("system", "You label frames."), Message("user", frames)),
+        json_schema=strict_schema(Answer),
+        schema_name="Answer",
+    )
+    with StandIn() as server:
+        server.push(chat_reply('{"label": "ok", "score": 3}'), chat_reply('{"label": "ok"}'))
+        backbone = OpenAIChat("vision-model", base_url=server.url + "/v1", image_detail="low")
+        reply = asyncio.run(backbone.complete(request))
+        body = request_body("vision-model", request, "low")
+        asyncio.run(backbone._client.chat.completions.create(**body))
+    ours, sdks = server.seen
+    assert reply.text == '{"label": "ok", "score": 3}' and reply.input_tokens == 11
+    assert ours.path == sdks.path == "/v1/chat/completions"
+    assert ours.body == sdks.body and len(ours.raw) == len(sdks.raw)  # key order may differ
+    assert ours.body["messages"][1]["content"][1]["image_url"]["detail"] == "low"
+    assert ours.headers["authorization"] == "Bearer sk-compare"
+    varying = {"x-stainless-read-timeout"}  # absent or equal; listed so a new header shows up
+    assert {k: v for k, v in ours.headers.items() if k not in varying} == {
+        k: v for k, v in sdks.headers.items() if k not in varying
+    }
+
+
 def test_key_from_environment_is_sent_but_never_cached(tmp_path, monkeypatch):
     from gaze.models.cache import ResponseCache
 
