@@ -45,7 +45,11 @@ STALL_ABRUPT = 0.6
 """...and it stops and restarts at speed: the step into the repeats is at least this share of
 the larger of the two before it, and the step out at least this share of the larger of the two
 after it. A robot that holds slows down into the hold and speeds up out of it; a model that
-stalled went on at the speed it had."""
+stalled went on at the speed it had. The motion around a stall is sustained: the step before
+the step into the repeats, and the step after the step out, are not repeats themselves (a slow
+pan or zoom that the renderer or the encoder turns into isolated jumps between repeats is not
+a stall). A clip that repeats pictures all along moves in such jumps everywhere; there the
+length rule (FREEZE_HOLD_FACTOR) decides instead."""
 CATCH_UP_BEFORE = 2.5
 """A catch-up freeze: the step into the repeats moves by at least this many times the repeat
 level (half the clip's typical step: a 30 fps high-resolution clip moves by under a grey level
@@ -54,6 +58,10 @@ FREEZE_CATCH_UP = 1.5
 """...and the step out of it jumps by at least this many times the clip's typical step: the
 picture stopped while the world went on. A legitimate hold resumes from rest, with a small
 first step."""
+CATCH_UP_THEN_STILL = 2.5
+"""...and when the picture repeats again right after that jump (the world caught up and had
+stopped meanwhile), the jump is at least this many times the typical step: a single smaller
+step between repeats is an encoder refreshing a still picture (a keyframe), not a catch-up."""
 FREEZE_GAP_SHARE = 1.5
 """Within a catch-up freeze one step may differ (an encoder refreshing the frozen picture) when
 it stays below this many times the clip's typical step."""
@@ -190,8 +198,13 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
             speeding = d1[e + 1] < STALL_ABRUPT * float(np.max(d1[e + 2 : e + 4], initial=0))
             if slowing or speeding:  # eased into or out of a hold: the robot paused
                 continue
+            jumpy = d1[max(1, s - 2)] < level or (e + 2 < n and d1[e + 2] < level)
+            if jumpy and not rhythm:
+                continue  # isolated jumps between repeats: a slow pan or zoom, not a stall
             why = f"motion just before {before:.1f} and just after {after:.1f} (>= {stall:.1f})"
         else:
+            if e + 2 < n and d1[e + 2] < level and after < CATCH_UP_THEN_STILL * typical:
+                continue  # one step between repeats: an encoder refreshing a still picture
             strength = min(before / into, after / max(into, catch_up))
             why = (
                 f"motion just before {before:.1f} (>= {into:.1f}); the picture then jumps by "
