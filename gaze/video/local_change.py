@@ -78,7 +78,12 @@ class _Region:
 
 
 class _Steps:
-    """Aligned changes between consecutive analysis frames, computed once each on demand."""
+    """Aligned changes between consecutive analysis frames, computed once each on demand. The
+    scan moves forward and looks one step either side, so only the steps near the latest one
+    asked for are kept: memory does not grow with the clip (every step kept was 58 KB of a
+    720p clip's thumbnails, 170 MB over five minutes)."""
+
+    KEEP = 3
 
     def __init__(self, frames: AnalysisFrames) -> None:
         self.thumbs = frames.thumbs
@@ -91,6 +96,8 @@ class _Steps:
         """The step from frame i-1 to frame i."""
         if i not in self.cache:
             self.cache[i] = aligned_step(self.thumbs[i - 1], self.thumbs[i])
+            for old in [k for k in self.cache if k < i - self.KEEP]:
+                del self.cache[old]
         return self.cache[i]
 
 

@@ -44,3 +44,25 @@ def test_pixel_evidence_is_the_same_from_disk(forge_dir, forge_rows, monkeypatch
     on_disk = measure_pixels(on_disk_clip)
     assert [e.model_dump() for e in on_disk[1]] == [e.model_dump() for e in in_memory[1]]
     assert np.array_equal(on_disk[0].motion, in_memory[0].motion)
+
+
+def test_the_local_change_scan_keeps_only_the_steps_near_it():
+    """The scan looks one step either side of the one it judges; steps further back are
+    dropped, so its memory does not grow with the clip (every step used to be kept)."""
+    from types import SimpleNamespace
+
+    from gaze.video.local_change import _Steps
+    from gaze.video.motion import aligned_step
+
+    rng = np.random.default_rng(0)
+    thumbs = rng.integers(0, 255, (40, 24, 32, 3), dtype=np.uint8)
+    steps = _Steps(SimpleNamespace(thumbs=thumbs))  # type: ignore[arg-type]
+    held = []
+    for i in range(1, len(thumbs)):
+        for j in (i - 1, i, i + 1):
+            if 1 <= j < len(thumbs):
+                step = steps[j]
+        held.append(len(steps.cache))
+    assert max(held) <= _Steps.KEEP + 2
+    again = aligned_step(thumbs[38], thumbs[39])
+    assert (step.changed == again.changed).all() and step.shift == again.shift
