@@ -1,5 +1,6 @@
 """The pixel default measured: forge v2 clips (known truth), clean clips with legitimate motion
-(false alarms), the shared real clips (every event listed), and speed on 720p clips.
+(false alarms), the shared real clips (every event listed), and speed and memory on 720p clips
+(one core, a fresh process per clip, the first clip also played 4, 10 and 25 times over).
 
     python bench/pixel_evidence.py [--count 110] [--seed 101] [--clips DIR] [--shared DIR]
                                    [--speed N] [--forge 1|2]
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -158,30 +159,55 @@ def shared_figures(folder: Path) -> None:
     print(f"  total: {total_video:.0f} s of video in {total_s:.1f} s ({speed:.0f}x real time)")
 
 
-def speed_figures(count: int, seed: int) -> None:
-    """Pixel default on 720p 30 fps clips, one core: times real time, and peak memory."""
+TIMED_CHILD = """
+import json, os, sys, time
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, OpenCV's threads included
+def mb(field):  # this process's own figures (getrusage's maxrss outlives exec: the forge's)
+    line = next(l for l in open("/proc/self/status") if l.startswith(field + ":"))
+    return int(line.split()[1]) / 1024
+from gaze.pixel_diagnosis import diagnose_pixels
+from gaze.schema.inputs import ClipInput
+loaded = mb("VmRSS")
+t0 = time.perf_counter()
+report = diagnose_pixels(ClipInput(clip_id="speed", video=sys.argv[1], instruction="timed"))
+seconds = time.perf_counter() - t0
+print(json.dumps({"s": seconds, "video_s": report.clip.duration_s, "loaded_mb": loaded,
+                  "peak_mb": mb("VmHWM")}))
+"""
+"""The pixel default timed in a fresh process held to one core: its wall time and its own peak
+memory (after imports and at the end), apart from the forge's."""
+
+
+def speed_figures(count: int, seed: int, lengths: tuple[int, ...] = (1, 4, 10, 25)) -> None:
+    """Pixel default on 720p 30 fps clips, one core: times real time, and peak memory for the
+    same clip played 1, 4, 10 and 25 times over (memory must level off: frames beyond a fixed budget
+    go to disk, ``gaze.video.spill``)."""
     from gaze.bench.forge2.encode import encode
     from gaze.bench.forge2.forge import FPS, Look, forge_frames
 
+    print("\nspeed: 1280x720 30 fps, one core, a fresh process per clip")
     with tempfile.TemporaryDirectory() as tmp:
-        total_video, total_s = 0.0, 0.0
         for i in range(count):
-            frames, look, instruction, _, _ = forge_frames(
+            frames, look, _, _, _ = forge_frames(
                 seed * 7 + i, ["freeze"], look=Look(FPS[-1], (1280, 720), "h264", "medium")
             )
-            path = Path(tmp) / f"speed{i}.mp4"
-            encode(frames, path, look.fps, look.codec, look.quality)
-            t0 = time.perf_counter()
-            report = diagnose_pixels(
-                ClipInput(clip_id=path.stem, video=str(path), instruction=instruction)
-            )
-            total_s += time.perf_counter() - t0
-            total_video += report.clip.duration_s
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(
-        f"\nspeed: {count} clips 1280x720 30 fps, {total_video:.0f} s of video in "
-        f"{total_s:.1f} s = {total_video / total_s:.1f}x real time (peak RSS {peak:.0f} MB)"
-    )
+            for times in lengths if i == 0 else lengths[:1]:
+                path = Path(tmp) / f"speed{i}x{times}.mp4"
+                encode(frames * times, path, look.fps, look.codec, look.quality)
+                done = subprocess.run(
+                    [sys.executable, "-c", TIMED_CHILD, str(path)],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                m = json.loads(done.stdout.strip().splitlines()[-1])
+                print(
+                    f"  clip {i} x{times}: {m['video_s']:6.1f} s of video in {m['s']:5.2f} s = "
+                    f"{m['video_s'] / m['s']:5.1f}x real time; memory after imports "
+                    f"{m['loaded_mb']:.0f} MB, peak {m['peak_mb']:.0f} MB",
+                    flush=True,
+                )
+                path.unlink()
 
 
 def main(argv: list[str]) -> None:
