@@ -17,11 +17,11 @@ import numpy as np
 from gaze.schema.codebook import load_codebook
 from gaze.schema.events import Event, EvidenceRegion
 from gaze.video.clip import AnalysisFrames
-from gaze.video.frame_events import freezes, glitches
+from gaze.video.frame_events import freezes, glitches, typical_step
 from gaze.video.local_change import LocalChange, local_changes
 from gaze.video.runs import near, true_runs
 from gaze.video.signals import SAME_PICTURE_DIFF, SignalSeries, distinct_steps
-from gaze.video.steps import FrameSteps, exact_frame
+from gaze.video.steps import FrameSteps, exact_frame, widened_to_frames
 
 # -- visual quality ---------------------------------------------------------------------------
 DARK_LEVEL = 35.0
@@ -161,7 +161,11 @@ def blur(
     return events, runs
 
 
-def camera_shake(sig: SignalSeries) -> tuple[list[Event], list[tuple[int, int]]]:
+def camera_shake(
+    sig: SignalSeries, every_frame: FrameSteps | None = None
+) -> tuple[list[Event], list[tuple[int, int]]]:
+    """Shaking found on analysis frames; its span reaches the decoded frames between them
+    (``every_frame``) that jump as much."""
     shift = np.stack([sig.shift_x, sig.shift_y], axis=1)
     size = np.linalg.norm(shift, axis=1)
     shaking = np.zeros(len(size), dtype=bool)
@@ -181,16 +185,21 @@ def camera_shake(sig: SignalSeries) -> tuple[list[Event], list[tuple[int, int]]]
         if s2 - e1 - 1 <= SHAKE_GAP_FRAMES:
             shaking[e1:s2] = True
     events, runs = [], []
+    reach = float(np.median(np.diff(sig.times_s))) if len(sig.times_s) > 1 else 0.0
+    typical = typical_step(every_frame) if every_frame is not None else 0.0
     for s, e in true_runs(shaking):
         runs.append((s, e))
         peak = float(size[s : e + 1].max())
         # shift[i] is the motion from frame i-1 to i, so the first shifted index is the first
         # displaced frame and the last one is the frame that moved back into place.
+        start, end = widened_to_frames(
+            every_frame, float(sig.times_s[s]), float(sig.times_s[max(s, e - 1)]), reach, typical
+        )
         events.append(
             _event(
                 "camera_instability",
-                sig.times_s[s],
-                sig.times_s[max(s, e - 1)],
+                start,
+                end,
                 "the whole view shakes back and forth although the camera should be still",
                 [
                     f"camera shift up to {peak:.1f} px/frame (shift>{SHAKE_SHIFT_PX:g})",
@@ -363,7 +372,7 @@ def detect(frames: AnalysisFrames, sig: SignalSeries) -> list[Event]:
     reduced = distinct_steps(frames, sig, SAME_PICTURE_DIFF)
     motion_frames, motion_sig = reduced if reduced else (frames, sig)
     dark_runs_m = _span_indices(dark_runs, sig, motion_sig)
-    shake_events, shake_runs_m = camera_shake(motion_sig)
+    shake_events, shake_runs_m = camera_shake(motion_sig, frames.steps)
     shake_runs = _span_indices(shake_runs_m, motion_sig, sig)
     blur_events, blur_runs = blur(sig, analysis_fps, dark_runs + shake_runs)
     explained_s = _seconds(dark_runs + blur_runs + shake_runs, sig)

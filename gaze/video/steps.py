@@ -122,3 +122,36 @@ def exact_frame(
     if not scores[order[0]] >= SHARP_RATIO * scores[order[1]]:
         return None
     return int(candidates[order[0]])
+
+
+EDGE_STEP = 2.0
+"""A decoded frame just outside a span found on analysis frames belongs to it when its
+every-frame step is at least this many times the clip's typical step."""
+
+
+def widened_to_frames(
+    steps: FrameSteps | None, start_s: float, end_s: float, reach_s: float, typical: float
+) -> tuple[float, float]:
+    """A span of jumpy frames (a shake) found on analysis frames, widened to the decoded frames
+    between analysis frames (up to ``reach_s`` either side) that jump as much: the first and
+    last displaced frames of a shake are seldom analysis frames. ``typical`` is the clip's
+    typical every-frame step."""
+    if steps is None or len(steps.times_s) < 3:
+        return start_s, end_s
+    times, d1 = steps.times_s, steps.diff[:, 0]
+    first = int(np.searchsorted(times, start_s - 1e-6))
+    last = int(np.searchsorted(times, end_s + 1e-6)) - 1
+    if not 0 <= first <= last < len(times):
+        return start_s, end_s
+    lo, hi = first, last
+    # frame lo-1 is displaced when the step into it is a jump (d1[k] is the step into frame k)
+    while lo >= 2 and times[first] - times[lo - 1] <= reach_s + 1e-6:
+        if not d1[lo - 1] >= EDGE_STEP * typical:
+            break
+        lo -= 1
+    # frame hi+1 is still displaced when the step out of it is a jump
+    while hi + 2 < len(times) and times[hi + 1] - times[last] <= reach_s + 1e-6:
+        if not d1[hi + 2] >= EDGE_STEP * typical:
+            break
+        hi += 1
+    return float(times[lo]), float(times[hi])

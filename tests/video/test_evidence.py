@@ -211,3 +211,21 @@ def test_shake_goes_back_and_forth_a_turning_pan_does_not():
     jitter = [0, 0, 3, -3, 3, -3, 3, -2, 0, 0, 0]
     events, runs = camera_shake(_shifts(jitter))
     assert [e.type for e in events] == ["camera_instability"] and runs == [(2, 7)]
+
+
+def test_a_shake_span_reaches_the_displaced_frames_between_analysis_frames():
+    """Shaking is found on analysis frames (10 per second); the first and last displaced frames
+    of a 30 fps clip usually fall between them. The span reaches the decoded frames next to it
+    whose every-frame step jumps as much, never more than one analysis interval, and not calm
+    frames."""
+    from gaze.video.steps import LAG, FrameSteps, widened_to_frames
+
+    d1 = np.full(90, 1.0)  # typical step 1 grey level
+    d1[30:52] = 8.0  # frames 30..50 displaced: steps into 30..51 jump
+    diff = np.full((90, LAG), np.nan)
+    diff[1:, 0] = d1[1:]
+    steps = FrameSteps(times_s=np.arange(90) / 30.0, diff=diff)
+    start, end = widened_to_frames(steps, 33 / 30, 48 / 30, reach_s=0.1, typical=1.0)
+    assert (round(start * 30), round(end * 30)) == (30, 50)
+    calm = widened_to_frames(steps, 60 / 30, 63 / 30, reach_s=0.1, typical=1.0)
+    assert calm == (60 / 30, 63 / 30)
