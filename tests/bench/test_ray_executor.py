@@ -91,5 +91,27 @@ def test_ray_workers_share_a_fleet_of_model_servers(forge_dir, tmp_path, cluster
         served = [len(clip_work(one.seen)), len(clip_work(two.seen))]
     run_json = json.loads((tmp_path / "fleet" / "run.json").read_text())
     assert run_json["done"] == len(rows) and run_json["failed"] == {}
-    assert min(served) > 0  # both servers carried clips
     assert sum(served) == run_json["calls"]  # every call the reports count reached a server
+    # each clip's calls all reached the server its clip id prefers (the ports, and so the
+    # split, change from run to run: 1 run in 128 sends all 8 clips to one server)
+    preferred = [0, 0]
+    for report_file in (tmp_path / "fleet" / "reports").glob("*.json"):
+        report = json.loads(report_file.read_text())
+        first = _preferred(report["clip_id"], [one.url + "/v1", two.url + "/v1"])
+        preferred[first] += sum(report["manifest"]["calls"].values())
+    assert served == preferred
+
+
+def _preferred(clip_id: str, urls: list[str]) -> int:
+    """Index of the endpoint a pool over ``urls`` prefers for the clip's requests."""
+    from gaze.models.pool import Endpoint, EndpointPool, clip_affinity
+    from gaze.models.scripted import ScriptedBackbone
+    from gaze.redact import public_url
+
+    members = [Endpoint(ScriptedBackbone(lambda r: {}), public_url(u)) for u in urls]
+    token = clip_affinity.set(clip_id)
+    try:
+        best = EndpointPool(members).preference(None)[0]  # type: ignore[arg-type]
+    finally:
+        clip_affinity.reset(token)
+    return members.index(best)
