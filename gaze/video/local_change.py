@@ -41,6 +41,14 @@ MIN_ASPECT = 0.4
 exposes is a strip, while the objects a robot handles seldom are (forge v2's true object events
 are >= 0.53). The price: a thin tool or a cable seen lengthwise appearing or vanishing is not
 reported."""
+SHADOW_CHROMA = 0.04
+"""A region whose colour keeps its chromaticity ((b, g, r) / (b + g + r), summed absolute
+difference below this)..."""
+SHADOW_DARKER = 0.85
+"""...while its brightness falls below this share (appearing) or rises from below it
+(vanishing) is a shadow or a crease coming or going, not an object: a towel pinched by the
+gripper, the arm's shadow on the table. The price: an object of the very hue of the surface
+under it, only darker, is taken for a shadow."""
 SAME_OBJECT_DISTANCE = 60.0
 """Mean colour distance under which a vanished and an appeared region are the same object."""
 RING_PX = 4
@@ -164,6 +172,13 @@ def _regions(steps: _Steps, i: int) -> list[_Region]:
     return out
 
 
+def _shadow(dark: np.ndarray, lit: np.ndarray) -> bool:
+    """Whether ``dark`` is ``lit`` in shadow: the same chromaticity, clearly less bright."""
+    dark, lit = dark.astype(np.float64) + 1.0, lit.astype(np.float64) + 1.0
+    chroma = float(np.abs(dark / dark.sum() - lit / lit.sum()).sum())
+    return chroma < SHADOW_CHROMA and dark.sum() < SHADOW_DARKER * lit.sum()
+
+
 def _at_border(box: Box) -> bool:
     x0, y0, x1, y1 = box
     return min(x0, y0) <= EDGE_MARGIN or max(x1, y1) >= 1 - EDGE_MARGIN
@@ -206,10 +221,18 @@ def local_changes(
             continue
         regions = [r for r in _regions(steps, i) if not _at_border(r.box)]
         vanished = [
-            r for r in regions if r.before > PRESENT_DISTANCE and r.after < ABSENT_RATIO * r.before
+            r
+            for r in regions
+            if r.before > PRESENT_DISTANCE
+            and r.after < ABSENT_RATIO * r.before
+            and not _shadow(dark=r.colour_before, lit=r.colour_after)
         ]
         appeared = [
-            r for r in regions if r.after > PRESENT_DISTANCE and r.before < ABSENT_RATIO * r.after
+            r
+            for r in regions
+            if r.after > PRESENT_DISTANCE
+            and r.before < ABSENT_RATIO * r.after
+            and not _shadow(dark=r.colour_after, lit=r.colour_before)
         ]
         for gone in list(vanished):
             gaps = [float(np.linalg.norm(r.colour_after - gone.colour_before)) for r in appeared]

@@ -229,3 +229,35 @@ def test_a_shake_span_reaches_the_displaced_frames_between_analysis_frames():
     assert (round(start * 30), round(end * 30)) == (30, 50)
     calm = widened_to_frames(steps, 60 / 30, 63 / 30, reach_s=0.1, typical=1.0)
     assert calm == (60 / 30, 63 / 30)
+
+
+def test_a_shadow_coming_is_not_an_object_appearing():
+    """A patch that darkens with its colours kept (a shadow, a crease in a pinched towel) is
+    not reported as an object appearing; a block of another colour appearing on the same spot
+    is. The shadow was reported as an object before the chromaticity test."""
+    import cv2
+
+    rng = np.random.default_rng(5)
+    smooth = cv2.GaussianBlur(BACKGROUND.astype(np.float32), (0, 0), 8) - 120  # a soft texture
+    towel = np.clip(np.array([150.0, 160.0, 190.0]) + 12 * smooth, 0, 255).astype(np.uint8)
+
+    def clip(change) -> list[str]:
+        pictures = []
+        for k in range(24):
+            picture = towel.copy()
+            if k >= 12:
+                change(picture[40:64, 60:84])
+            noise = rng.integers(-2, 3, picture.shape)
+            pictures.append(np.clip(picture.astype(int) + noise, 0, 255).astype(np.uint8))
+        frames = _frames(pictures)
+        events = detect(frames, compute_signals(frames))
+        return [e.type for e in events if e.type.startswith("object_")]
+
+    def shade(patch: np.ndarray) -> None:
+        patch[:] = (patch * 0.55).astype(np.uint8)
+
+    def block(patch: np.ndarray) -> None:
+        patch[:] = (30, 30, 160)
+
+    assert clip(shade) == []
+    assert clip(block) == ["object_hallucination"]
