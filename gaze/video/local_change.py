@@ -17,6 +17,7 @@ import numpy as np
 
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.video.clip import AnalysisFrames
+from gaze.video.frame_area import FULL, picture_box
 from gaze.video.motion import AlignedStep, aligned_step
 from gaze.video.runs import near
 from gaze.video.signals import SignalSeries
@@ -54,9 +55,10 @@ SAME_OBJECT_DISTANCE = 60.0
 RING_PX = 4
 """Radius of surroundings used to predict the background of a region, thumbnail px."""
 EDGE_MARGIN = 0.02
-"""A region this close to the frame's border (fraction of width or height) may have come from
+"""A region this close to the picture's border (fraction of width or height) may have come from
 or gone to outside the view: the robot's arm or gripper entering, an object carried out. Its
-appearing or vanishing there is no evidence of a failure, so it is not reported."""
+appearing or vanishing there is no evidence of a failure, so it is not reported. The picture is
+the frame, or the pane inside a clip's flat margins (``gaze.video.frame_area``)."""
 
 
 Box = tuple[float, float, float, float]
@@ -179,9 +181,16 @@ def _shadow(dark: np.ndarray, lit: np.ndarray) -> bool:
     return chroma < SHADOW_CHROMA and dark.sum() < SHADOW_DARKER * lit.sum()
 
 
-def _at_border(box: Box) -> bool:
+def _at_border(box: Box, picture: Box = FULL) -> bool:
+    """Whether a region touches the picture's edge (the frame's, or an inset pane's)."""
     x0, y0, x1, y1 = box
-    return min(x0, y0) <= EDGE_MARGIN or max(x1, y1) >= 1 - EDGE_MARGIN
+    px0, py0, px1, py1 = picture
+    return (
+        x0 <= px0 + EDGE_MARGIN
+        or y0 <= py0 + EDGE_MARGIN
+        or x1 >= px1 - EDGE_MARGIN
+        or y1 >= py1 - EDGE_MARGIN
+    )
 
 
 def _back(box: Box, shift: tuple[float, float], width: int, height: int) -> Box:
@@ -209,6 +218,7 @@ def local_changes(
     """Sudden local appearances, disappearances and jumps, one step at a time, judged after
     taking out the camera's own motion (``gaze.video.motion``)."""
     width, height = frames.thumbs.shape[2], frames.thumbs.shape[1]
+    picture = picture_box(frames.thumbs)
     steps = _Steps(frames)
     found: list[LocalChange] = []
     for i in range(1, len(frames.thumbs)):
@@ -219,7 +229,7 @@ def local_changes(
         fraction = float(step.changed.mean()) if moved else sig.changed_fraction[i]
         if fraction <= 0 or fraction > LOCAL_MAX_FRACTION:
             continue
-        regions = [r for r in _regions(steps, i) if not _at_border(r.box)]
+        regions = [r for r in _regions(steps, i) if not _at_border(r.box, picture)]
         vanished = [
             r
             for r in regions

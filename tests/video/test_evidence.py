@@ -261,3 +261,31 @@ def test_a_shadow_coming_is_not_an_object_appearing():
 
     assert clip(shade) == []
     assert clip(block) == ["object_hallucination"]
+
+
+def test_something_entering_at_an_inset_panes_edge_is_not_an_object_appearing():
+    """A clip shown as a pane on a flat slide: a block appearing against the pane's left edge
+    came in from outside the view, like one at the frame's border, and is not reported; the
+    same block in the middle of the pane is. The first was reported before the pane's edges
+    were found."""
+    import cv2
+
+    rng = np.random.default_rng(7)
+    smooth = cv2.GaussianBlur(BACKGROUND.astype(np.float32), (0, 0), 8) - 120
+    pane = np.clip(np.array([150.0, 160.0, 190.0]) + 12 * smooth, 0, 255).astype(np.uint8)
+
+    def clip(x: int) -> list[str]:
+        pictures = []
+        for k in range(24):
+            frame = np.full_like(pane, 30)
+            frame[10:110, 30:130] = pane[10:110, 30:130]
+            if k >= 12:
+                frame[50:70, x : x + 20] = (30, 30, 160)
+            noise = rng.integers(-2, 3, frame.shape)
+            pictures.append(np.clip(frame.astype(int) + noise, 0, 255).astype(np.uint8))
+        frames = _frames(pictures)
+        events = detect(frames, compute_signals(frames))
+        return [e.type for e in events if e.type.startswith("object_")]
+
+    assert clip(30) == []  # against the pane's left edge
+    assert clip(70) == ["object_hallucination"]

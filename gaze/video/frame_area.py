@@ -1,0 +1,78 @@
+"""Where a clip's picture is: inside any flat, unchanging margin around it.
+
+Clips from project pages are often letterboxed, pillarboxed or shown as an inset pane on a slide
+with captions. Something entering or leaving the picture at the pane's edge is the same as at the
+frame's edge (no evidence of a failure), so the border rule needs the pane's edges, not the
+file's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gaze.video.spill import Frames
+
+MARGIN_SAMPLES = 32
+"""Frames, spread over the clip, that judge the margins."""
+MARGIN_STILL = 3.0
+"""A margin line's pixels vary over time by at most this many grey levels (std), for most of
+the line (an encoder's touch; a scene's sensor noise and motion vary more)..."""
+MARGIN_FLAT = 6.0
+"""...and the line is flat: most of its time-averaged pixels lie within this many grey levels
+of the line's median (a textured table or wall at the edge of a still camera's view is not a
+margin; a slide's rounded corner or a caption's letter crossing the line is allowed)..."""
+MARGIN_SHARE = 0.9
+"""...where "most" is this share of the line."""
+
+Box = tuple[float, float, float, float]
+FULL: Box = (0.0, 0.0, 1.0, 1.0)
+
+
+MARGIN_MIN = 0.03
+"""A margin is at least this share of the frame's width or height (a frame's own 1-2 px
+border line is not a margin)..."""
+EDGE_LINES = 0.02
+"""...and may start this share of the frame in from the edge (a thin bright rim or a rounded
+slide corner at the very edge)."""
+
+
+def _margin(still: np.ndarray, flat: np.ndarray) -> int:
+    """How many lines from the edge belong to a margin (still and flat lines, after at most
+    EDGE_LINES of rim); 0 when there is no margin."""
+    line = still & flat
+    size = len(line)
+    for start in range(max(1, round(EDGE_LINES * size)) + 1):
+        if start >= size or not line[start]:
+            continue
+        rest = line[start:]
+        end = start + (int(np.argmin(rest)) if not rest.all() else len(rest))
+        return end if end - start >= MARGIN_MIN * size else 0
+    return 0
+
+
+def picture_box(thumbs: Frames) -> Box:
+    """The picture's box in fractions of the frame (the whole frame when there is no margin);
+    margins are judged on a few frames spread over the clip."""
+    n = len(thumbs)
+    if n < 2:
+        return FULL
+    picks = np.unique(np.linspace(0, n - 1, min(n, MARGIN_SAMPLES)).round().astype(int))
+    grey = np.stack([np.asarray(thumbs[int(k)], dtype=np.float32).mean(axis=2) for k in picks])
+    spread = grey.std(axis=0)  # over time, per pixel
+    mean = grey.mean(axis=0)
+    h, w = mean.shape
+    rows_still = (spread <= MARGIN_STILL).mean(axis=1) >= MARGIN_SHARE
+    cols_still = (spread <= MARGIN_STILL).mean(axis=0) >= MARGIN_SHARE
+    rows_flat = (np.abs(mean - np.median(mean, axis=1, keepdims=True)) <= MARGIN_FLAT).mean(
+        axis=1
+    ) >= MARGIN_SHARE
+    cols_flat = (np.abs(mean - np.median(mean, axis=0, keepdims=True)) <= MARGIN_FLAT).mean(
+        axis=0
+    ) >= MARGIN_SHARE
+    top = _margin(rows_still, rows_flat)
+    bottom = _margin(rows_still[::-1], rows_flat[::-1])
+    left = _margin(cols_still, cols_flat)
+    right = _margin(cols_still[::-1], cols_flat[::-1])
+    if top + bottom >= h or left + right >= w:  # a still, flat clip: no picture to find
+        return FULL
+    return (left / w, top / h, (w - right) / w, (h - bottom) / h)

@@ -1,0 +1,41 @@
+"""The picture inside a clip's flat margins (letterbox, pillarbox, a slide around an inset
+pane), so that the border rule sees the pane's edges."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gaze.video.frame_area import FULL, picture_box
+
+
+def _clip(make) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    return np.stack([make(rng, k) for k in range(20)]).astype(np.uint8)
+
+
+def _scene(rng: np.random.Generator, k: int) -> np.ndarray:
+    """A textured, changing picture: sensor noise over a texture that drifts."""
+    texture = (np.add.outer(np.arange(120), np.arange(160)) * 3 + 7 * k) % 200 + 30
+    noise = rng.integers(-4, 5, (120, 160))
+    return np.repeat((texture + noise)[..., None], 3, axis=2)
+
+
+def test_an_inset_pane_on_a_flat_slide_is_the_picture():
+    def slide(rng: np.random.Generator, k: int) -> np.ndarray:
+        frame = np.full((120, 160, 3), 30)
+        frame[0, :] = 255  # a bright rim at the very edge, as a slide's rounded corners leave
+        frame[20:110, 24:136] = _scene(rng, k)[20:110, 24:136]
+        return frame
+
+    assert picture_box(_clip(slide)) == (24 / 160, 20 / 120, 136 / 160, 110 / 120)
+
+
+def test_a_picture_without_margins_is_the_whole_frame():
+    assert picture_box(_clip(_scene)) == FULL
+
+    def wall(rng: np.random.Generator, k: int) -> np.ndarray:
+        frame = _scene(rng, k)
+        frame[50:70, :] = 90  # a flat, still band across the middle is part of the scene
+        return frame
+
+    assert picture_box(_clip(wall)) == FULL
