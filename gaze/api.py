@@ -7,9 +7,7 @@ default; with one they run the diagnosis graph, after a pre-flight check of ever
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
-import importlib
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -106,7 +104,6 @@ async def _run_graph(
             "initial_frame": request.initial_frame,
             "clip_id": request.clip_id,
         }
-        await asyncio.to_thread(settle_shared_imports)
         # grounding calls, decoding and the pixel pass start while the graph module loads
         start_early(inputs, svc, ctx)
         graph = await asyncio.to_thread(_load_graph)
@@ -125,21 +122,6 @@ async def _run_graph(
     finally:
         clip_affinity.reset(affinity)
         await close_run(run_id)
-
-
-SHARED_IMPORTS = ("httpx",)
-"""Modules the graph's import brings in that an SDK looks up in ``sys.modules`` while it parses
-a reply (openai's ``_httpx2`` shim asks for ``httpx.Response``): were one half-imported by the
-graph-loading thread at that moment, the reply would fail with AttributeError, be taken for a
-malformed body and retried after a pause (seen in about one CLI run in four, 1.6 s lost)."""
-
-
-def settle_shared_imports() -> None:
-    """Import ``SHARED_IMPORTS`` completely before any reply can arrive (once per process,
-    about 50 ms once the SDK is loaded)."""
-    for name in SHARED_IMPORTS:
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)
 
 
 def _load_graph() -> Any:

@@ -209,3 +209,24 @@ def test_a_refusal_is_retried_like_malformed_output():
     assert result.value == Answer(label="ok", score=4)
     assert len(server.seen) == 2
     assert server.seen[1].body["messages"][-2]["content"] == "I cannot help with that."
+
+
+def test_an_openai_client_leaves_httpx_whole():
+    """The SDK looks ``httpx`` up in ``sys.modules`` when it builds a client and parses replies,
+    while other threads may be importing httpx (the graph through LangGraph, another clip's
+    client): a look-up half-way through that import failed a grounding reply (CLI) and a whole
+    clip (a Ray worker). In a fresh interpreter, building the provider imports httpx whole."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from gaze.models.providers.openai_chat import OpenAIChat\n"
+        "before = 'httpx' in sys.modules\n"
+        "OpenAIChat('m', base_url='http://127.0.0.1:9/v1')\n"
+        "module = sys.modules.get('httpx')\n"
+        "print(before, hasattr(module, 'Response') and hasattr(module, 'URL'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-400:]
+    assert done.stdout.split() == ["False", "True"]
