@@ -4,11 +4,14 @@ that sit inside a prefix identical to an earlier request of the same clip (what 
 prefix caching or hosted prompt caching can reuse).
 
     python bench/request_cost.py [--durations 8 30 60] [--layouts frames grid]
-                                 [--replies minimal findings]
+                                 [--replies minimal findings] [--settings "--window-s 12 ..."]
 
 ``minimal``: the stand-in answers every call with the smallest valid JSON (specialists find
 nothing, so no critic runs: a clean clip); ``findings``: every specialist proposes one
 hypothesis and the critic verifies them (a clip with something to check).
+
+``--settings`` passes further `gaze diagnose` options (for example longer windows at the same
+4 frames per second, ``--window-s 12 --frames-per-window 48``, which make fewer, larger calls).
 
 ``grid`` is ``--grid``: each window sent as one image of its frames, tiles time-stamped. The
 last column sets the estimate beside RoboGaze's published cost per clip ($0.14 for clips under
@@ -25,6 +28,7 @@ import base64
 import hashlib
 import io
 import math
+import shlex
 import sys
 import tempfile
 from contextlib import redirect_stderr, redirect_stdout
@@ -121,7 +125,13 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--replies", nargs="+", choices=["minimal", "findings"], default=["minimal", "findings"]
     )
+    parser.add_argument(
+        "--settings", default="", help="further gaze diagnose options, one quoted string"
+    )
     args = parser.parse_args(argv)
+    settings = shlex.split(args.settings)
+    if settings:
+        print(f"gaze diagnose settings: {' '.join(settings)}")
     print(
         "| replies | layout | clip s | requests | images | distinct | image MB | image tokens "
         "| shared prefix | image $ at $2.50/Mtok |"
@@ -138,6 +148,7 @@ def main(argv: list[str]) -> None:
                 argv_ = ["diagnose", str(clip), "-i", "put the block on the plate", "--json"]
                 argv_ += ["--model", "openai:m", "--base-url", server.url + "/v1", "--no-cache"]
                 argv_ += ["--grid"] if layout == "grid" else []
+                argv_ += settings
                 with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
                     code = run(argv_)
                 bodies = [s.body for s in server.seen]
