@@ -23,17 +23,15 @@ of the line's median (a textured table or wall at the edge of a still camera's v
 margin; a slide's rounded corner or a caption's letter crossing the line is allowed)..."""
 MARGIN_SHARE = 0.9
 """...where "most" is this share of the line."""
-
-Box = tuple[float, float, float, float]
-FULL: Box = (0.0, 0.0, 1.0, 1.0)
-
-
 MARGIN_MIN = 0.03
 """A margin is at least this share of the frame's width or height (a frame's own 1-2 px
 border line is not a margin)..."""
 EDGE_LINES = 0.02
 """...and may start this share of the frame in from the edge (a thin bright rim or a rounded
 slide corner at the very edge)."""
+
+Box = tuple[float, float, float, float]
+FULL: Box = (0.0, 0.0, 1.0, 1.0)
 
 
 def _margin(still: np.ndarray, flat: np.ndarray) -> int:
