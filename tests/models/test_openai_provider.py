@@ -147,7 +147,7 @@ def test_missing_key_without_base_url_is_an_input_error():
         OpenAIChat("gpt-4o")
 
 
-def test_requests_are_byte_for_byte_what_the_sdks_create_sends(monkeypatch):
+def test_requests_carry_the_json_and_headers_the_sdks_create_sends(monkeypatch):
     """gaze sends through the client's ``post`` to skip ``create``'s body walk; the wire must
     not tell the difference: same path, same JSON, same headers (the key included)."""
     from gaze.models.protocol import ModelRequest
