@@ -31,6 +31,7 @@ EDGE_LINES = 0.02
 slide corner at the very edge)."""
 
 Box = tuple[float, float, float, float]
+"""(x0, y0, x1, y1) as fractions of the frame's width and height."""
 FULL: Box = (0.0, 0.0, 1.0, 1.0)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.video.clip import AnalysisFrames
-from gaze.video.frame_area import FULL, picture_box
+from gaze.video.frame_area import Box, picture_box
 from gaze.video.motion import AlignedStep, aligned_step
 from gaze.video.runs import near
 from gaze.video.signals import SignalSeries
@@ -59,9 +59,6 @@ EDGE_MARGIN = 0.02
 or gone to outside the view: the robot's arm or gripper entering, an object carried out. Its
 appearing or vanishing there is no evidence of a failure, so it is not reported. The picture is
 the frame, or the pane inside a clip's flat margins (``gaze.video.frame_area``)."""
-
-
-Box = tuple[float, float, float, float]
 
 
 @dataclass
@@ -181,7 +178,7 @@ def _shadow(dark: np.ndarray, lit: np.ndarray) -> bool:
     return chroma < SHADOW_CHROMA and dark.sum() < SHADOW_DARKER * lit.sum()
 
 
-def _at_border(box: Box, picture: Box = FULL) -> bool:
+def _at_border(box: Box, picture: Box) -> bool:
     """Whether a region touches the picture's edge (the frame's, or an inset pane's)."""
     x0, y0, x1, y1 = box
     px0, py0, px1, py1 = picture
