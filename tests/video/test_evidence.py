@@ -231,15 +231,32 @@ def test_a_shake_span_reaches_the_displaced_frames_between_analysis_frames():
     assert calm == (60 / 30, 63 / 30)
 
 
+def _soft_texture() -> np.ndarray:
+    """A soft beige texture (a towel, a table top): smooth enough that what its surroundings
+    predict is the texture itself, so an object on it stands out."""
+    import cv2
+
+    smooth = cv2.GaussianBlur(BACKGROUND.astype(np.float32), (0, 0), 8) - 120
+    return np.clip(np.array([150.0, 160.0, 190.0]) + 12 * smooth, 0, 255).astype(np.uint8)
+
+
+def _object_events(pictures: list[np.ndarray], rng: np.random.Generator) -> list[str]:
+    """The object event types found in ``pictures`` with sensor noise added."""
+    noisy = [
+        np.clip(p.astype(int) + rng.integers(-2, 3, p.shape), 0, 255).astype(np.uint8)
+        for p in pictures
+    ]
+    frames = _frames(noisy)
+    events = detect(frames, compute_signals(frames))
+    return [e.type for e in events if e.type.startswith("object_")]
+
+
 def test_a_shadow_coming_is_not_an_object_appearing():
     """A patch that darkens with its colours kept (a shadow, a crease in a pinched towel) is
     not reported as an object appearing; a block of another colour appearing on the same spot
     is. The shadow was reported as an object before the chromaticity test."""
-    import cv2
-
     rng = np.random.default_rng(5)
-    smooth = cv2.GaussianBlur(BACKGROUND.astype(np.float32), (0, 0), 8) - 120  # a soft texture
-    towel = np.clip(np.array([150.0, 160.0, 190.0]) + 12 * smooth, 0, 255).astype(np.uint8)
+    towel = _soft_texture()
 
     def clip(change) -> list[str]:
         pictures = []
@@ -247,11 +264,8 @@ def test_a_shadow_coming_is_not_an_object_appearing():
             picture = towel.copy()
             if k >= 12:
                 change(picture[40:64, 60:84])
-            noise = rng.integers(-2, 3, picture.shape)
-            pictures.append(np.clip(picture.astype(int) + noise, 0, 255).astype(np.uint8))
-        frames = _frames(pictures)
-        events = detect(frames, compute_signals(frames))
-        return [e.type for e in events if e.type.startswith("object_")]
+            pictures.append(picture)
+        return _object_events(pictures, rng)
 
     def shade(patch: np.ndarray) -> None:
         patch[:] = (patch * 0.55).astype(np.uint8)
@@ -268,11 +282,8 @@ def test_something_entering_at_an_inset_panes_edge_is_not_an_object_appearing():
     came in from outside the view, like one at the frame's border, and is not reported; the
     same block in the middle of the pane is. The first was reported before the pane's edges
     were found."""
-    import cv2
-
     rng = np.random.default_rng(7)
-    smooth = cv2.GaussianBlur(BACKGROUND.astype(np.float32), (0, 0), 8) - 120
-    pane = np.clip(np.array([150.0, 160.0, 190.0]) + 12 * smooth, 0, 255).astype(np.uint8)
+    pane = _soft_texture()
 
     def clip(x: int) -> list[str]:
         pictures = []
@@ -281,11 +292,8 @@ def test_something_entering_at_an_inset_panes_edge_is_not_an_object_appearing():
             frame[10:110, 30:130] = pane[10:110, 30:130]
             if k >= 12:
                 frame[50:70, x : x + 20] = (30, 30, 160)
-            noise = rng.integers(-2, 3, frame.shape)
-            pictures.append(np.clip(frame.astype(int) + noise, 0, 255).astype(np.uint8))
-        frames = _frames(pictures)
-        events = detect(frames, compute_signals(frames))
-        return [e.type for e in events if e.type.startswith("object_")]
+            pictures.append(frame)
+        return _object_events(pictures, rng)
 
     assert clip(30) == []  # against the pane's left edge
     assert clip(70) == ["object_hallucination"]
