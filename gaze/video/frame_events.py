@@ -41,7 +41,7 @@ FREEZE_MOTION = 1.2
 levels..."""
 FREEZE_MOTION_SHARE = 4.0
 """...and at least this many times the repeat level (the picture stops and restarts abruptly)."""
-STALL_ABRUPT = 0.6
+STALL_ABRUPT = 0.8
 """...and it stops and restarts at speed: the step into the repeats is at least this share of
 the larger of the two before it, and the step out at least this share of the larger of the two
 after it. A robot that holds slows down into the hold and speeds up out of it; a model that
@@ -50,10 +50,17 @@ the step into the repeats, and the step after the step out, are not repeats them
 pan or zoom that the renderer or the encoder turns into isolated jumps between repeats is not
 a stall). A clip that repeats pictures all along moves in such jumps everywhere; there the
 length rule (FREEZE_HOLD_FACTOR) decides instead."""
+EASE_OUT_SHARE = 0.6
+"""A stall's last repeat stays below this share of the repeat level: a robot easing out of a
+hold moves a little on the last frame that still counts as a repeat, where a stalled picture
+repeats exactly until it goes on (its first repeats may differ, an encoder settling)."""
 CATCH_UP_BEFORE = 2.5
 """A catch-up freeze: the step into the repeats moves by at least this many times the repeat
 level (half the clip's typical step: a 30 fps high-resolution clip moves by under a grey level
 per frame)..."""
+CATCH_UP_SUSTAINED = 4
+"""...measured as the median of this many steps before the repeats (the motion is sustained: a
+single jump there is an encoder's keyframe pulsing a slowly moving picture)..."""
 FREEZE_CATCH_UP = 1.5
 """...and the step out of it jumps by at least this many times the clip's typical step: the
 picture stopped while the world went on. A legitimate hold resumes from rest, with a small
@@ -62,6 +69,14 @@ CATCH_UP_THEN_STILL = 2.5
 """...and when the picture repeats again right after that jump (the world caught up and had
 stopped meanwhile), the jump is at least this many times the typical step: a single smaller
 step between repeats is an encoder refreshing a still picture (a keyframe), not a catch-up."""
+CATCH_UP_ALONE = 4.0
+"""A jump out of repeats of at least this many times the typical step is a catch-up whatever
+came before it (a low-quality encoder lets the frozen picture settle over a few frames, which
+looks like slowing down); no hold resumes with such a jump."""
+CATCH_UP_SPIKE = 1.2
+"""...and the jump is at least this many times the step after it: the world catches up in one
+step and then moves on at its own speed, where a robot resuming from a hold speeds up (its first
+step no larger than the next)."""
 FREEZE_GAP_SHARE = 1.5
 """Within a catch-up freeze one step may differ (an encoder refreshing the frozen picture) when
 it stays below this many times the clip's typical step."""
@@ -69,7 +84,12 @@ FREEZE_HOLD_FACTOR = 6.0
 """In a clip that repeats pictures all along (low content rate), a freeze must last this many
 times its usual hold."""
 COMMON_REPEATS = 0.4
-"""Share of repeated steps above which repeating is the clip's normal rhythm."""
+"""Share of repeated steps above which repeating may be the clip's normal rhythm..."""
+ISOLATED_MOVES = 0.25
+"""...when at least this share of its moving steps are single jumps between repeats (content at
+a low rate padded to the file's rate; a generated demo that also moves at full rate between its
+steps has about half). A clip whose repeats are long holds between sustained motion has no such
+rhythm, however long it holds (forge v2's: at most a tenth)."""
 
 
 @dataclass
@@ -149,15 +169,37 @@ def still_level(steps: FrameSteps) -> float:
     return min(STILL_CAP, STILL_SHARE * typical_step(steps))
 
 
-def _bridged(runs: list[tuple[int, int]], d1: np.ndarray, gap: float) -> list[tuple[int, int]]:
-    """Runs of repeats joined across single steps below ``gap``."""
+def _bridged(
+    runs: list[tuple[int, int]], d1: np.ndarray, gap: float, jump: float
+) -> list[tuple[int, int]]:
+    """Runs of repeats joined across single steps below ``gap``, each run taken through the
+    encoder's refreshes just before a catch-up jump (``_through_refresh``)."""
     out: list[tuple[int, int]] = []
     for s, e in runs:
         if out and s == out[-1][1] + 2 and d1[s - 1] < gap:
             out[-1] = (out[-1][0], e)
         else:
             out.append((s, e))
-    return out
+    return [(s, _through_refresh(e, d1, gap, jump)) for s, e in out]
+
+
+def _through_refresh(e: int, d1: np.ndarray, gap: float, jump: float) -> int:
+    """The run's last frame, moved past up to LAG-1 small steps (each below ``gap``) that come
+    just before a jump of ``jump`` or more: an encoder refreshing the frozen picture."""
+    for extra in range(1, LAG):
+        after = e + extra + 1
+        if after >= len(d1) or d1[e + extra] >= gap:
+            break
+        if d1[after] >= jump:
+            return e + extra
+    return e
+
+
+def _jumps_between_repeats(still: np.ndarray) -> bool:
+    """Whether most moving steps are single jumps with repeats on both sides."""
+    moving = ~still[1:-1]
+    isolated = moving & still[:-2] & still[2:]
+    return bool(moving.any()) and isolated.sum() >= ISOLATED_MOVES * moving.sum()
 
 
 def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
@@ -175,12 +217,13 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
     still[1:] = d1[1:] < level
     runs = true_runs(still)
     times = steps.times_s
-    rhythm = len(runs) >= 3 and still.mean() > COMMON_REPEATS
+    rhythm = len(runs) >= 3 and still.mean() > COMMON_REPEATS and _jumps_between_repeats(still)
     usual = float(np.median([times[e] - times[s - 1] for s, e in runs])) if rhythm else 0.0
     stall = max(FREEZE_MOTION, FREEZE_MOTION_SHARE * level)
     into, catch_up = CATCH_UP_BEFORE * level, FREEZE_CATCH_UP * typical
     # a clip that repeats all along keeps its holds apart, and its pauses are judged as stalls
-    bridged = [] if rhythm else _bridged(runs, d1, FREEZE_GAP_SHARE * typical)
+    gap, jump = FREEZE_GAP_SHARE * typical, CATCH_UP_THEN_STILL * typical
+    bridged = [] if rhythm else _bridged(runs, d1, gap, jump)
     found: list[FrameEvent] = []
     # catch-ups first: a bridged run explains the whole freeze, its pieces would be stalls
     for (s, e), kind in [(r, "catch-up") for r in bridged] + [(r, "stall") for r in runs]:
@@ -196,7 +239,8 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
             strength = min(before, after) / stall
             slowing = d1[s - 1] < STALL_ABRUPT * float(np.max(d1[max(1, s - 3) : s - 1], initial=0))
             speeding = d1[e + 1] < STALL_ABRUPT * float(np.max(d1[e + 2 : e + 4], initial=0))
-            if slowing or speeding:  # eased into or out of a hold: the robot paused
+            easing = d1[e] >= EASE_OUT_SHARE * level  # the last repeat already moves
+            if slowing or speeding or easing:  # eased into or out of a hold: the robot paused
                 continue
             jumpy = d1[max(1, s - 2)] < level or (e + 2 < n and d1[e + 2] < level)
             if jumpy and not rhythm:
@@ -205,11 +249,23 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
         else:
             if e + 2 < n and d1[e + 2] < level and after < CATCH_UP_THEN_STILL * typical:
                 continue  # one step between repeats: an encoder refreshing a still picture
+            if e + 2 < n and after < CATCH_UP_SPIKE * d1[e + 2]:
+                continue  # the first step is no larger than the next: a robot resuming
+            # sustained, not one jump: an encoder's keyframe pulses the picture in slow motion
+            before = float(np.median(d1[max(1, s - CATCH_UP_SUSTAINED) : s]))
             strength = min(before / into, after / max(into, catch_up))
             why = (
-                f"motion just before {before:.1f} (>= {into:.1f}); the picture then jumps by "
+                f"motion just before {before:.1f} (median of {CATCH_UP_SUSTAINED} steps, >= "
+                f"{into:.1f}); the picture then jumps by "
                 f"{after:.1f} as the world catches up (>= {catch_up:.1f})"
             )
+            if strength < 1 and after >= CATCH_UP_ALONE * typical:
+                strength = after / (CATCH_UP_ALONE * typical)
+                why = (
+                    f"the picture then jumps by {after:.1f} as the world catches up (>= "
+                    f"{CATCH_UP_ALONE:g} x the clip's typical step {typical:.1f}: no hold "
+                    "resumes like that)"
+                )
         if strength < 1:
             continue
         found.append(

@@ -53,3 +53,66 @@ def test_a_small_step_between_repeats_is_a_refresh_not_a_catch_up():
     assert [f[:2] for f in stopped] == [(19, 39)] and "catches up" in stopped[0][2]
     goes_on = _found(moving + [REPEAT] * 20 + [1.5 * MOVE] + moving)
     assert [f[:2] for f in goes_on] == [(19, 39)] and "catches up" in goes_on[0][2]
+
+
+def _eased_hold(frames: int) -> list[float]:
+    """A robot that slows into a hold and speeds up out of it."""
+    return [0.5 * MOVE] + [REPEAT] * frames + [0.5 * MOVE]
+
+
+def test_long_holds_are_not_a_rhythm_of_repeats():
+    """A clip that holds often (more than 40 % of its steps repeat) but moves smoothly between
+    holds has no low-rate rhythm: a freeze there is judged like anywhere else. Before the rule
+    such a clip was taken for padded low-rate content and the freeze needed six usual holds."""
+    holds = ([MOVE] * 10 + _eased_hold(25)) * 3
+    freeze = [MOVE] * 10 + [REPEAT] * 20 + [3 * MOVE] + [MOVE] * 10
+    trace = [MOVE] * 10 + holds + freeze
+    found = _found(trace)
+    start = len(trace) - 32
+    assert [f[:2] for f in found] == [(start, start + 20)] and "catches up" in found[0][2]
+    assert _found([MOVE] * 10 + holds + [MOVE] * 10) == []
+
+
+def test_a_refresh_just_before_the_catch_up_belongs_to_the_freeze():
+    """An encoder may refresh the frozen picture (up to three small steps) on the frames before
+    the world catches up: the freeze runs through them. Before the rule the small steps read as
+    a robot easing out of a hold."""
+    trace = [MOVE] * 20 + [REPEAT] * 20 + [0.6 * MOVE] + [6 * MOVE] + [MOVE] * 20
+    assert [f[:2] for f in _found(trace)] == [(19, 40)]
+    settling = [MOVE] * 20 + [REPEAT] * 20 + [0.2 * MOVE] * 3 + [6 * MOVE] + [MOVE] * 20
+    assert [f[:2] for f in _found(settling)] == [(19, 42)]
+
+
+def test_a_keyframe_pulse_in_slow_motion_is_not_motion_before_a_freeze():
+    """Slow motion with an encoder's keyframe pulse (one jump) just before a still stretch: the
+    motion before a catch-up is the median of its last steps, so one pulse does not make it."""
+    slow = [0.3 * MOVE] * 3
+    trace = [MOVE] * 40 + slow + [2 * MOVE, 0.3 * MOVE] + [REPEAT] * 14 + [2.5 * MOVE]
+    assert _found(trace + slow + [MOVE] * 40) == []
+
+
+def test_a_robot_resuming_at_speed_is_not_a_catch_up():
+    """Out of a hold the robot speeds up: its first step is no larger than the next. A world
+    catching up jumps once and then moves on at its speed."""
+    into = [MOVE] * 40 + [2 * MOVE, 0.4 * MOVE] + [REPEAT] * 20
+    assert _found(into + [1.6 * MOVE, 1.9 * MOVE] + [MOVE] * 20) == []
+    caught_up = _found(into + [1.9 * MOVE, 1.2 * MOVE] + [MOVE] * 20)
+    assert [f[:2] for f in caught_up] == [(41, 61)] and "catches up" in caught_up[0][2]
+
+
+def test_a_huge_jump_out_of_repeats_needs_no_motion_before():
+    """A low-quality encoder lets a frozen picture settle over a few frames, which looks like a
+    robot slowing down; a jump of many typical steps out of the repeats still makes it a
+    catch-up (no hold resumes like that), and an ordinary one does not."""
+    settling = [MOVE] * 40 + [0.5 * MOVE, 0.3 * MOVE, 0.25 * MOVE] + [REPEAT] * 30
+    found = _found(settling + [20 * MOVE] + [MOVE] * 20)
+    assert [f[:2] for f in found] == [(42, 72)] and "no hold resumes" in found[0][2]
+    assert _found(settling + [2 * MOVE] + [MOVE] * 20) == []
+
+
+def test_a_last_repeat_that_already_moves_is_a_robot_easing_out():
+    """A stalled picture repeats exactly until it goes on; a robot leaving a hold moves a little
+    on the last frame that still counts as a repeat (here 0.35 grey levels under a repeat level
+    of 0.4). Before the rule that hold was reported as a stall."""
+    assert [f[:2] for f in _found([MOVE] * 20 + [REPEAT] * 20 + [MOVE] * 20)] == [(19, 39)]
+    assert _found([MOVE] * 20 + [REPEAT] * 19 + [0.35] + [MOVE] * 20) == []
