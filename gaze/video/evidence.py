@@ -161,6 +161,17 @@ def blur(
     return events, runs
 
 
+def _reversals(steps: np.ndarray) -> bool:
+    """Whether consecutive shifts turn back often enough to be shaking."""
+    return int((np.sum(steps[1:] * steps[:-1], axis=1) < 0).sum()) >= SHAKE_REVERSALS
+
+
+def _both_ways(jitter: np.ndarray) -> bool:
+    """Whether departures from the path turn back often and go at least twice to each side."""
+    along = jitter @ jitter[int(np.argmax(np.linalg.norm(jitter, axis=1)))]
+    return _reversals(jitter) and (along > 0).sum() >= 2 and (along < 0).sum() >= 2
+
+
 def camera_shake(
     sig: SignalSeries, every_frame: FrameSteps | None = None
 ) -> tuple[list[Event], list[tuple[int, int]]]:
@@ -172,13 +183,17 @@ def camera_shake(
     for i in range(len(size) - SHAKE_WINDOW + 1):
         win = slice(i, i + SHAKE_WINDOW)
         moved = size[win] > SHAKE_SHIFT_PX
-        if moved.sum() < SHAKE_MIN_FRAMES:
-            continue
-        net = float(np.linalg.norm(shift[win].sum(axis=0)))
-        steps = shift[win][moved]
-        reversals = int((np.sum(steps[1:] * steps[:-1], axis=1) < 0).sum())
-        if net / float(size[win].sum()) < SHAKE_JITTER_RATIO and reversals >= SHAKE_REVERSALS:
-            shaking[win] |= moved
+        if moved.sum() >= SHAKE_MIN_FRAMES:
+            net = float(np.linalg.norm(shift[win].sum(axis=0)))
+            if net / float(size[win].sum()) < SHAKE_JITTER_RATIO and _reversals(shift[win][moved]):
+                shaking[win] |= moved
+                continue
+        # shaking on top of a pan or zoom: what departs from the window's smooth path, to both
+        # sides (one jump, such as a frozen pan catching up, departs to one side only)
+        jitter = shift[win] - shift[win].mean(axis=0)
+        off_path = np.linalg.norm(jitter, axis=1) > SHAKE_SHIFT_PX
+        if off_path.sum() >= SHAKE_MIN_FRAMES and _both_ways(jitter[off_path]):
+            shaking[win] |= off_path
     # A shaken frame that happens to land near its predecessor's position shows no shift:
     # bridge such short gaps.
     for (_, e1), (s2, _) in zip(true_runs(shaking), true_runs(shaking)[1:], strict=False):
@@ -203,7 +218,7 @@ def camera_shake(
                 "the whole view shakes back and forth although the camera should be still",
                 [
                     f"camera shift up to {peak:.1f} px/frame (shift>{SHAKE_SHIFT_PX:g})",
-                    f"{e - s + 1} shifted frames with little net motion",
+                    f"{e - s + 1} frames shifted back and forth about the camera's smooth path",
                 ],
                 _margin_confidence(peak, SHAKE_SHIFT_PX * 2),
             )

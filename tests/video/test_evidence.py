@@ -213,6 +213,23 @@ def test_shake_goes_back_and_forth_a_turning_pan_does_not():
     assert [e.type for e in events] == ["camera_instability"] and runs == [(2, 7)]
 
 
+def test_shaking_on_top_of_a_pan_is_found_a_pan_that_speeds_up_is_not():
+    """Shake is what departs from the camera's smooth path: jitter of 2-3 px riding on a pan of
+    3 px per frame goes back and forth about the pan although every raw shift points the same
+    way (before the rule the whole episode read as a pan). A pan that speeds up and slows down
+    smoothly departs from its mean without turning back and forth, and one jump (a frozen pan
+    catching up) departs to one side only: neither is shake."""
+    from gaze.video.evidence import camera_shake
+
+    ride = [0, 0, 3, 3, 3, 6, 0.5, 5.5, 0.5, 6, 0.5, 5.5, 3, 3, 3, 0, 0]
+    events, runs = camera_shake(_shifts(ride))
+    assert [e.type for e in events] == ["camera_instability"] and runs == [(5, 11)]
+    smooth = [0, 0, 1, 2, 3, 4, 5, 6, 6, 5, 4, 3, 2, 1, 0, 0, 0]
+    assert camera_shake(_shifts(smooth))[0] == []
+    caught_up = [0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0]  # a frozen pan jumps once: one side only
+    assert camera_shake(_shifts(caught_up))[0] == []
+
+
 def test_a_shake_span_reaches_the_displaced_frames_between_analysis_frames():
     """Shaking is found on analysis frames (10 per second); the first and last displaced frames
     of a 30 fps clip usually fall between them. The span reaches the decoded frames next to it
