@@ -68,6 +68,8 @@ def forge_figures(folder: Path, count: int, seed: int, version: int) -> None:
     hits, totals, ious = Counter(), Counter(), defaultdict(list)
     predicted, true_pos = Counter(), Counter()
     clean_alarms: list[str] = []
+    stray: list[str] = []
+    """False alarms on clips with an injected failure (they count against precision)."""
     misses: list[str] = []
     seconds = 0.0
     for row in rows:
@@ -102,6 +104,8 @@ def forge_figures(folder: Path, count: int, seed: int, version: int) -> None:
             elif kind == "clean":
                 legit = row.metadata.get("legitimate_motion")
                 clean_alarms.append(f"{row.clip_id} {pred.type}@{pred.start_s:g} ({legit})")
+            else:
+                stray.append(f"{row.clip_id} {pred.type}@{pred.start_s:g}-{pred.end_s:g}")
     print(
         f"forge v{version}: {len(rows)} clips (seed {seed}), forged in {forge_s:.1f} s, "
         f"diagnosed in {seconds:.1f} s ({seconds / len(rows):.2f} s/clip)"
@@ -129,6 +133,8 @@ def forge_figures(folder: Path, count: int, seed: int, version: int) -> None:
     print(f"clean clips: {clean}, false alarms on them: {len(clean_alarms)}")
     for line in clean_alarms:
         print(f"  false alarm: {line}")
+    for line in stray:
+        print(f"  false alarm beside an injection: {line}")
     for line in misses:
         print(f"  missed: {line}")
 
