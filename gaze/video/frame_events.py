@@ -69,14 +69,14 @@ CATCH_UP_THEN_STILL = 2.5
 """...and when the picture repeats again right after that jump (the world caught up and had
 stopped meanwhile), the jump is at least this many times the typical step: a single smaller
 step between repeats is an encoder refreshing a still picture (a keyframe), not a catch-up."""
-CATCH_UP_ALONE = 4.0
-"""A jump out of repeats of at least this many times the typical step is a catch-up whatever
-came before it (a low-quality encoder lets the frozen picture settle over a few frames, which
-looks like slowing down); no hold resumes with such a jump."""
 CATCH_UP_SPIKE = 1.2
 """...and the jump is at least this many times the step after it: the world catches up in one
 step and then moves on at its own speed, where a robot resuming from a hold speeds up (its first
 step no larger than the next)."""
+CATCH_UP_ALONE = 4.0
+"""A jump out of repeats of at least this many times the typical step is a catch-up whatever
+came before it (a low-quality encoder lets the frozen picture settle over a few frames, which
+looks like slowing down); no hold resumes with such a jump."""
 FREEZE_GAP_SHARE = 1.5
 """Within a catch-up freeze one step may differ (an encoder refreshing the frozen picture) when
 it stays below this many times the clip's typical step."""
@@ -196,7 +196,7 @@ def _through_refresh(e: int, d1: np.ndarray, gap: float, jump: float) -> int:
 
 
 def _jumps_between_repeats(still: np.ndarray) -> bool:
-    """Whether most moving steps are single jumps with repeats on both sides."""
+    """Whether at least ISOLATED_MOVES of the moving steps are single jumps between repeats."""
     moving = ~still[1:-1]
     isolated = moving & still[:-2] & still[2:]
     return bool(moving.any()) and isolated.sum() >= ISOLATED_MOVES * moving.sum()
