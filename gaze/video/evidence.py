@@ -20,6 +20,7 @@ from gaze.video.clip import AnalysisFrames
 from gaze.video.frame_events import freezes, glitches, typical_step
 from gaze.video.local_change import LocalChange, local_changes
 from gaze.video.runs import near, true_runs
+from gaze.video.shake import SHAKE_SHIFT_PX, shaking_frames
 from gaze.video.signals import SAME_PICTURE_DIFF, SignalSeries, distinct_steps
 from gaze.video.steps import FrameSteps, exact_frame, widened_to_frames
 
@@ -40,19 +41,6 @@ BLUR_RATIO = 0.3
 (real clips never go below 0.8 of their median; forge blur gives < 0.05)."""
 MIN_SPAN_S = 0.3
 """Blur and low visibility must last this long to count (shorter is corruption or a flash)."""
-SHAKE_SHIFT_PX = 1.5
-"""Per-frame camera translation (median optical flow, thumbnail px) that counts as a shift."""
-SHAKE_WINDOW = 5
-"""Frames looked at together when deciding whether the camera shakes."""
-SHAKE_MIN_FRAMES = 3
-"""Shifted frames needed inside a window."""
-SHAKE_JITTER_RATIO = 0.5
-"""|sum of shifts| / sum of |shifts| below this means back-and-forth shaking, not a pan."""
-SHAKE_GAP_FRAMES = 2
-"""Shaking runs separated by at most this many quiet frames are one episode."""
-SHAKE_REVERSALS = 2
-"""Direction reversals between consecutive shifts needed inside a window: shaking goes back and
-forth; a smooth pan that slows and turns (pan-and-return) reverses once."""
 GLITCH_CHANGED_FRACTION = 0.25
 """Share of pixels that must change into a frame for it to be a candidate glitch or cut."""
 CUT_BRIGHTNESS_DELTA = 20.0
@@ -161,17 +149,6 @@ def blur(
     return events, runs
 
 
-def _reversals(steps: np.ndarray) -> bool:
-    """Whether consecutive shifts turn back often enough to be shaking."""
-    return int((np.sum(steps[1:] * steps[:-1], axis=1) < 0).sum()) >= SHAKE_REVERSALS
-
-
-def _both_ways(jitter: np.ndarray) -> bool:
-    """Whether departures from the path turn back often and go at least twice to each side."""
-    along = jitter @ jitter[int(np.argmax(np.linalg.norm(jitter, axis=1)))]
-    return _reversals(jitter) and (along > 0).sum() >= 2 and (along < 0).sum() >= 2
-
-
 def camera_shake(
     sig: SignalSeries, every_frame: FrameSteps | None = None
 ) -> tuple[list[Event], list[tuple[int, int]]]:
@@ -179,26 +156,7 @@ def camera_shake(
     (``every_frame``) that jump as much."""
     shift = np.stack([sig.shift_x, sig.shift_y], axis=1)
     size = np.linalg.norm(shift, axis=1)
-    shaking = np.zeros(len(size), dtype=bool)
-    for i in range(len(size) - SHAKE_WINDOW + 1):
-        win = slice(i, i + SHAKE_WINDOW)
-        moved = size[win] > SHAKE_SHIFT_PX
-        if moved.sum() >= SHAKE_MIN_FRAMES:
-            net = float(np.linalg.norm(shift[win].sum(axis=0)))
-            if net / float(size[win].sum()) < SHAKE_JITTER_RATIO and _reversals(shift[win][moved]):
-                shaking[win] |= moved
-                continue
-        # shaking on top of a pan or zoom: what departs from the window's smooth path, to both
-        # sides (one jump, such as a frozen pan catching up, departs to one side only)
-        jitter = shift[win] - shift[win].mean(axis=0)
-        off_path = np.linalg.norm(jitter, axis=1) > SHAKE_SHIFT_PX
-        if off_path.sum() >= SHAKE_MIN_FRAMES and _both_ways(jitter[off_path]):
-            shaking[win] |= off_path
-    # A shaken frame that happens to land near its predecessor's position shows no shift:
-    # bridge such short gaps.
-    for (_, e1), (s2, _) in zip(true_runs(shaking), true_runs(shaking)[1:], strict=False):
-        if s2 - e1 - 1 <= SHAKE_GAP_FRAMES:
-            shaking[e1:s2] = True
+    shaking = shaking_frames(shift)
     events, runs = [], []
     reach = float(np.median(np.diff(sig.times_s))) if len(sig.times_s) > 1 else 0.0
     typical = typical_step(every_frame) if every_frame is not None else 0.0

@@ -230,6 +230,20 @@ def test_shaking_on_top_of_a_pan_is_found_a_pan_that_speeds_up_is_not():
     assert camera_shake(_shifts(caught_up))[0] == []
 
 
+def test_a_shake_episode_is_followed_to_its_ends_through_smaller_shifts():
+    """Shaking that starts an episode must move by more than 1.5 px; once found, it is followed
+    through the frames around it that go back and forth by at least half that (a small or
+    square picture shakes by fewer thumbnail pixels, and the forge's random shake has quiet
+    moments). Shifts that small never start an episode on their own."""
+    from gaze.video.evidence import camera_shake
+
+    small = [1.0, -1.0, 1.1, -1.0, 1.0]
+    strong = [3, -3, 3, -3, 3]
+    events, runs = camera_shake(_shifts([0, 0, 0] + small + strong + small + [0, 0, 0]))
+    assert runs == [(3, 17)] and len(events) == 1  # (8, 12) before the rule
+    assert camera_shake(_shifts([0, 0, 0] + small * 3 + [0, 0, 0]))[0] == []
+
+
 def test_a_shake_span_reaches_the_displaced_frames_between_analysis_frames():
     """Shaking is found on analysis frames (10 per second); the first and last displaced frames
     of a 30 fps clip usually fall between them. The span reaches the decoded frames next to it
