@@ -92,8 +92,9 @@ class _Steps:
 
     KEEP = 3
 
-    def __init__(self, frames: AnalysisFrames) -> None:
+    def __init__(self, frames: AnalysisFrames, sig: SignalSeries | None = None) -> None:
         self.thumbs = frames.thumbs
+        self.flow = None if sig is None else np.stack([sig.shift_x, sig.shift_y], axis=1)
         self.cache: dict[int, AlignedStep] = {}
 
     def __len__(self) -> int:
@@ -102,7 +103,8 @@ class _Steps:
     def __getitem__(self, i: int) -> AlignedStep:
         """The step from frame i-1 to frame i."""
         if i not in self.cache:
-            self.cache[i] = aligned_step(self.thumbs[i - 1], self.thumbs[i])
+            flow = None if self.flow is None else (float(self.flow[i, 0]), float(self.flow[i, 1]))
+            self.cache[i] = aligned_step(self.thumbs[i - 1], self.thumbs[i], flow)
             for old in [k for k in self.cache if k < i - self.KEEP]:
                 del self.cache[old]
         return self.cache[i]
@@ -216,7 +218,7 @@ def local_changes(
     taking out the camera's own motion (``gaze.video.motion``)."""
     width, height = frames.thumbs.shape[2], frames.thumbs.shape[1]
     picture = picture_box(frames.thumbs)
-    steps = _Steps(frames)
+    steps = _Steps(frames, sig)
     found: list[LocalChange] = []
     for i in range(1, len(frames.thumbs)):
         if sig.changed_fraction[i] <= 0 or near(i, exclude, margin=1):

@@ -23,6 +23,11 @@ MIN_RESPONSE = 0.05
 """Phase-correlation peak strength under which the shift estimate is not trusted."""
 KEEP_RATIO = 0.5
 """Alignment is kept only when it leaves at most this share of the raw changed pixels."""
+AGREE_PX = 1.0
+"""A shift within this many pixels of the camera motion that optical flow measured (its median
+over the frame, which a moving arm does not sway) is kept whenever it shrinks the changed area
+at all: in a steady pan over a plain scene, the arm and an object that appears can be more than
+KEEP_RATIO of the raw change."""
 EDGE_PX = 2
 """Pixels next to the area the shifted frame does not cover are left out (interpolation)."""
 
@@ -52,8 +57,11 @@ def global_shift(earlier: np.ndarray, later: np.ndarray) -> tuple[float, float, 
     return float(dx), float(dy), float(response)
 
 
-def aligned_step(earlier: np.ndarray, later: np.ndarray) -> AlignedStep:
-    """The change from ``earlier`` to ``later``, camera motion taken out where it explains it."""
+def aligned_step(
+    earlier: np.ndarray, later: np.ndarray, flow: tuple[float, float] | None = None
+) -> AlignedStep:
+    """The change from ``earlier`` to ``later``, camera motion taken out where it explains it
+    (or where it agrees with ``flow``, the median optical flow between the two)."""
     raw = channel_change(later, earlier) > CHANGE_LEVEL
     dx, dy, response = global_shift(earlier, later)
     if np.hypot(dx, dy) < MIN_SHIFT_PX or response < MIN_RESPONSE or not raw.any():
@@ -68,6 +76,7 @@ def aligned_step(earlier: np.ndarray, later: np.ndarray) -> AlignedStep:
     )
     covered = np.asarray(cv2.erode(footprint, np.ones((3, 3), np.uint8), iterations=EDGE_PX)) > 0
     aligned = (channel_change(later, np.asarray(moved)) > CHANGE_LEVEL) & covered
-    if aligned.sum() > KEEP_RATIO * raw.sum():
+    agrees = flow is not None and np.hypot(dx - flow[0], dy - flow[1]) <= AGREE_PX
+    if aligned.sum() > (1.0 if agrees else KEEP_RATIO) * raw.sum():
         return AlignedStep(earlier, raw, (0.0, 0.0))
     return AlignedStep(np.asarray(moved), aligned, (round(dx, 3), round(dy, 3)))

@@ -100,3 +100,33 @@ def test_a_strip_vanishing_is_an_exposed_edge_not_an_object():
     assert changes_in([_wall_with(strip if k < 6 else None) for k in range(12)]) == []
     found = changes_in([_wall_with(block if k < 6 else None) for k in range(12)])
     assert [c.type for c in found] == ["object_disappearance"]
+
+
+def plain_scene(offset: float, with_block: bool) -> np.ndarray:
+    """A plain wall with a few marks, seen by a camera panned ``offset`` px right; a large block
+    in front of the camera (an object that appears) when ``with_block``."""
+    world = np.full((H, W + 80, 3), 150, np.uint8)
+    for x, y in [(30, 20), (70, 90), (110, 40), (150, 100), (190, 30), (60, 55)]:
+        cv2.rectangle(world, (x, y), (x + 6, y + 6), (40, 40, 40), -1)
+    carry = np.array([[1, 0, -offset], [0, 1, 0]], dtype=np.float32)
+    seen = np.asarray(cv2.warpAffine(world, carry, (W, H), flags=cv2.INTER_LINEAR))
+    if with_block:
+        cv2.rectangle(seen, (90, 60), (120, 90), (30, 30, 220), -1)
+    return seen
+
+
+def test_a_pan_that_optical_flow_confirms_is_undone_over_a_plain_scene():
+    """Over a plain scene, what appears during a pan can be most of the raw change, so the
+    aligner's own test (alignment must remove half of it) refuses the pan and nothing after it
+    lines up. When the shift agrees with the median optical flow, which an appearing object
+    does not sway, the alignment is kept; a flow that says the camera is still keeps it refused.
+    Before the rule, forge v2's object events under pans were missed 18 times in 111 clips on
+    the tuning seeds, against 0 in 100 with a still camera."""
+    before, after = plain_scene(0, False), plain_scene(3, True)
+    assert aligned_step(before, after).shift == (0.0, 0.0)
+    kept = aligned_step(before, after, flow=(-2.5, 0.0))
+    assert kept.shift[0] == pytest.approx(-3, abs=0.3)
+    block = np.zeros((H, W), bool)
+    block[60:91, 90:121] = True
+    assert kept.changed[block].mean() > 0.9 and kept.changed[~block].mean() < 0.01
+    assert aligned_step(before, after, flow=(0.0, 0.0)).shift == (0.0, 0.0)
