@@ -5,7 +5,9 @@ moving camera hides in that change.
 The motion model is a translation from phase correlation (a pan or drift of a few pixels per
 analysis step; zooms are slow per step at these rates). It is used only when it explains the
 picture: aligned, the changed area must shrink to at most ``KEEP_RATIO`` of the raw one, so a
-large arm moving in front of a still camera cannot talk the aligner into a false shift.
+large arm moving in front of a still camera cannot talk the aligner into a false shift. A shift
+that the median optical flow confirms (``AGREE_PX``) need only shrink it at all: over a plain
+scene, what changes during a pan can be most of the raw change.
 """
 
 from __future__ import annotations
