@@ -154,7 +154,7 @@ def camera_shake(
 ) -> tuple[list[Event], list[tuple[int, int]]]:
     """Shaking found on analysis frames; its span reaches the decoded frames between them
     (``every_frame``) that jump as much."""
-    shift = np.stack([sig.shift_x, sig.shift_y], axis=1)
+    shift = sig.shifts
     size = np.linalg.norm(shift, axis=1)
     shaking = shaking_frames(shift)
     events, runs = [], []

@@ -221,8 +221,8 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
     usual = float(np.median([times[e] - times[s - 1] for s, e in runs])) if rhythm else 0.0
     stall = max(FREEZE_MOTION, FREEZE_MOTION_SHARE * level)
     into, catch_up = CATCH_UP_BEFORE * level, FREEZE_CATCH_UP * typical
-    # a clip that repeats all along keeps its holds apart, and its pauses are judged as stalls
     gap, jump = FREEZE_GAP_SHARE * typical, CATCH_UP_THEN_STILL * typical
+    # a clip that repeats all along keeps its holds apart, and its pauses are judged as stalls
     bridged = [] if rhythm else _bridged(runs, d1, gap, jump)
     found: list[FrameEvent] = []
     # catch-ups first: a bridged run explains the whole freeze, its pieces would be stalls
@@ -233,9 +233,9 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
             continue
         if times[e] - times[s - 1] < max(FREEZE_MIN_S, FREEZE_HOLD_FACTOR * usual) - 1e-9:
             continue
-        before = float(np.max(d1[max(1, s - 2) : s]))
         after = float(d1[e + 1])
         if kind == "stall":
+            before = float(np.max(d1[max(1, s - 2) : s]))
             strength = min(before, after) / stall
             slowing = d1[s - 1] < STALL_ABRUPT * float(np.max(d1[max(1, s - 3) : s - 1], initial=0))
             speeding = d1[e + 1] < STALL_ABRUPT * float(np.max(d1[e + 2 : e + 4], initial=0))
@@ -247,7 +247,7 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
                 continue  # isolated jumps between repeats: a slow pan or zoom, not a stall
             why = f"motion just before {before:.1f} and just after {after:.1f} (>= {stall:.1f})"
         else:
-            if e + 2 < n and d1[e + 2] < level and after < CATCH_UP_THEN_STILL * typical:
+            if e + 2 < n and d1[e + 2] < level and after < jump:
                 continue  # one step between repeats: an encoder refreshing a still picture
             if e + 2 < n and after < CATCH_UP_SPIKE * d1[e + 2]:
                 continue  # the first step is no larger than the next: a robot resuming

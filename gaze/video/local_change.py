@@ -94,7 +94,7 @@ class _Steps:
 
     def __init__(self, frames: AnalysisFrames, sig: SignalSeries | None = None) -> None:
         self.thumbs = frames.thumbs
-        self.flow = None if sig is None else np.stack([sig.shift_x, sig.shift_y], axis=1)
+        self.flow = None if sig is None else sig.shifts
         self.cache: dict[int, AlignedStep] = {}
 
     def __len__(self) -> int:

@@ -48,6 +48,11 @@ class SignalSeries:
     contrast: np.ndarray
     """Standard deviation of grey levels."""
 
+    @property
+    def shifts(self) -> np.ndarray:
+        """(N, 2): the camera's translation since the previous frame, x and y."""
+        return np.stack([self.shift_x, self.shift_y], axis=1)
+
     def as_dict(self, digits: int = 4) -> dict[str, list[float]]:
         names = [
             "frame_diff",
