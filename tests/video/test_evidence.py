@@ -66,6 +66,18 @@ def _scene(rng: np.random.Generator, x: int) -> np.ndarray:
     return np.clip(base.astype(int) + noise, 0, 255).astype(np.uint8)
 
 
+def test_every_module_that_judges_pixels_records_its_thresholds():
+    """The report's thresholds name every constant a detector decides with, including the
+    aligner's (motion), the shake rules, the every-frame spans (steps) and the pane finder
+    (frame_area); before, motion's, steps' and frame_area's constants were missing."""
+    from gaze.pixel_diagnosis import thresholds
+
+    recorded = thresholds()
+    for name in ("AGREE_PX", "KEEP_RATIO", "SHAKE_KEEP_SHARE", "EDGE_STEP", "MARGIN_FLAT"):
+        assert name in recorded
+    assert recorded["AGREE_PX"] == 1.0 and recorded["CATCH_UP_ALONE"] == 4.0
+
+
 def test_frozen_span_in_the_middle_of_motion():
     rng = np.random.default_rng(0)
     moving = [_scene(rng, 10 + 4 * i) for i in range(10)]
