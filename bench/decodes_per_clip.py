@@ -21,6 +21,7 @@ from gaze.bench.forge import forge_set
 from gaze.bench.run import run_benchmark
 from gaze.graph.context import GazeContext
 from gaze.models.scripted import ScriptedBackbone
+from gaze.video.decode_process import DecodeRequest
 
 
 async def stall_watch(stop: asyncio.Event, worst: list[float]) -> None:
@@ -33,13 +34,14 @@ async def stall_watch(stop: asyncio.Event, worst: list[float]) -> None:
 
 async def measure(manifest: Path, out: Path, in_flight: int) -> tuple[Counter[str], float]:
     decodes: Counter[str] = Counter()
-    real_open = store.open_clip
+    real_job = store.DecodeJob
 
-    def counting_open(path, *args, **kwargs):  # type: ignore[no-untyped-def]
-        decodes[Path(path).name] += 1
-        return real_open(path, *args, **kwargs)
+    class CountingJob(real_job):  # type: ignore[misc,valid-type]
+        def __init__(self, request: DecodeRequest) -> None:
+            decodes[Path(request.path).name] += 1
+            super().__init__(request)
 
-    store.open_clip = counting_open  # type: ignore[assignment]
+    store.DecodeJob = CountingJob  # type: ignore[misc]
     stop, worst = asyncio.Event(), [0.0]
     watcher = asyncio.create_task(stall_watch(stop, worst))
     try:
@@ -54,7 +56,7 @@ async def measure(manifest: Path, out: Path, in_flight: int) -> tuple[Counter[st
     finally:
         stop.set()
         await watcher
-        store.open_clip = real_open  # type: ignore[assignment]
+        store.DecodeJob = real_job  # type: ignore[misc]
     return decodes, worst[0]
 
 

@@ -83,16 +83,25 @@ async def _run_graph(
     caller: Any,
 ) -> Report:
     from gaze.graph.early import start_early
-    from gaze.graph.services import close_run, new_run_id, open_run
+    from gaze.graph.services import clip_store, close_run, new_run_id, open_run
     from gaze.models.pool import clip_affinity
 
     run_id = new_run_id()
-    # bad model names, keys and settings fail here, before any clip work; the backbones'
-    # start-up check runs alongside their first uncached requests
-    if caller is None:
-        svc = await asyncio.to_thread(open_run, run_id, ctx, backbones=backbones, check=preflight)
-    else:
-        svc = open_run(run_id, ctx, caller=caller)
+    # the clip's decoding child starts first: it runs while the SDK clients load
+    clips = clip_store(ctx)
+    clips.start(request.video)
+    # bad model names, keys and settings fail here, before any clip work is reported; the
+    # backbones' start-up check runs alongside their first uncached requests
+    try:
+        if caller is None:
+            svc = await asyncio.to_thread(
+                open_run, run_id, ctx, backbones=backbones, check=preflight, clips=clips
+            )
+        else:
+            svc = open_run(run_id, ctx, caller=caller, clips=clips)
+    except BaseException:
+        clips.close()
+        raise
     # every request of this clip prefers one endpoint of a pool (its prefix cache)
     affinity = clip_affinity.set(request.clip_id)
     try:

@@ -269,3 +269,13 @@ class GazeContext:
         out["base_url"] = public_endpoint(self.resolved_base_url()) or None
         out["roles"] = {role: redact(spec) for role, spec in self.roles.items()}
         return out
+
+
+def diagnosing(ctx: GazeContext) -> bool:
+    """Whether a run makes diagnosis calls (not judges only)."""
+    return "diagnosis" in ctx.judges
+
+
+def wants_pixels(ctx: GazeContext) -> bool:
+    """Whether a run uses the pixel pass (hints for specialists, or signals in the report)."""
+    return (diagnosing(ctx) and ctx.pixel_hints) or "signals" in ctx.judges

@@ -12,23 +12,21 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import cv2
 
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.agents import grounding
 from gaze.errors import GazeInputError
-from gaze.graph.context import GazeContext
+from gaze.graph.context import GazeContext, diagnosing
+from gaze.graph.observing import observe_windows
 from gaze.graph.services import RunServices
+from gaze.graph.state import TaskMemoryRecord
 from gaze.models.structured import Structured
 from gaze.video.frames import encode_jpeg, resize_max_side
 
 MemoryKind = Literal["task", "scene"]
-
-
-def diagnosing(ctx: GazeContext) -> bool:
-    return "diagnosis" in ctx.judges
 
 
 def wants_memory(ctx: GazeContext, kind: MemoryKind) -> bool:
@@ -61,20 +59,26 @@ async def ground(
     return await grounding.ground(svc.caller, kind, inputs["instruction"], scene, ctx.max_retries)
 
 
-def wants_pixels(ctx: GazeContext) -> bool:
-    """Whether a run uses the pixel pass (hints for specialists, or signals in the report)."""
-    return (diagnosing(ctx) and ctx.pixel_hints) or "signals" in ctx.judges
-
-
 def start_early(inputs: Mapping[str, Any], svc: RunServices, ctx: GazeContext) -> None:
-    """Start the run's grounding calls, decoding and pixel pass now; the nodes collect them
-    (the clip store computes each once, whoever asks first)."""
+    """Start the run's grounding calls, decoding, pixel pass and observers now; the nodes
+    collect them (the clip store computes each once, whoever asks first)."""
     for kind in ("task", "scene"):
         if wants_memory(ctx, kind):
             svc.early[kind] = asyncio.ensure_future(ground(kind, inputs, svc, ctx))
-    video = inputs["video"]
-    clip_work = svc.clips.pixel_evidence(video) if wants_pixels(ctx) else svc.clips.decoded(video)
-    svc.early["clip"] = asyncio.ensure_future(clip_work)
+    svc.clips.start(inputs["video"])  # decoding (and the pixel pass) in a child process
+    if diagnosing(ctx):
+        task = svc.early.get("task")
+        svc.early["observe"] = asyncio.ensure_future(
+            observe_windows(svc, ctx, inputs["instruction"], inputs["video"], task_memory_of(task))
+        )
+
+
+async def task_memory_of(grounding: asyncio.Future[Any] | None) -> TaskMemoryRecord | None:
+    """The task memory a grounding call gave, as the ``ground_task`` node records it."""
+    if grounding is None:
+        return None
+    result: Structured[Any] = await asyncio.shield(grounding)
+    return cast(TaskMemoryRecord, result.value.model_dump()) if result.value else None
 
 
 async def grounded(

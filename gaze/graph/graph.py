@@ -3,8 +3,9 @@ names (compiled without a checkpointer: the LangGraph server brings its own).
 
     START -> load_clip (decode: metadata, windows)      START -> ground_task, ground_scene
     load_clip -> pixels (pixel evidence, beside the observers)
-    load_clip + ground_task -> observe (one call per window, in parallel)
-    observe + ground_scene -> align -> (+ pixels) route -> specialist (segment x dimension)
+    ground_task -> observe (one call per window, each as soon as its frames are encoded)
+    observe + ground_scene + load_clip -> align -> (+ pixels) route -> specialist
+      (segment x dimension)
       -> critic (verifies specialist and pixel hypotheses, merges) -> report
     load_clip -> pa_ia, progress (optional judge branches) -> report
 
@@ -65,8 +66,9 @@ def build_graph(checkpointer: Any = None) -> Any:
     # the judge branches run beside the diagnosis and join it at the report
     builder.add_edge("load_clip", "pa_ia")
     builder.add_edge("load_clip", "progress")
-    builder.add_edge(["load_clip", "ground_task"], "observe")
-    builder.add_edge(["observe", "ground_scene"], "align")
+    # each window's observer starts when its frames are encoded, not when the clip is decoded
+    builder.add_edge("ground_task", "observe")
+    builder.add_edge(["observe", "ground_scene", "load_clip"], "align")
     builder.add_edge(["align", "pixels"], "route")
     builder.add_conditional_edges("route", to_specialists, ["specialist", "critic"])
     builder.add_edge("specialist", "critic")

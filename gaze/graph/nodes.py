@@ -8,21 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 from langgraph.runtime import Runtime
 
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
-from gaze.agents import grounding, observer, router
-from gaze.graph.context import GazeContext
-from gaze.graph.early import diagnosing, grounded, wants_memory, wants_pixels
+from gaze.agents import grounding, router
+from gaze.graph.context import GazeContext, diagnosing, wants_pixels
+from gaze.graph.early import grounded, wants_memory
+from gaze.graph.observing import empty_observation, observe_windows, reporting, window_ref
 from gaze.graph.segments import align_segments
 from gaze.graph.services import services
 from gaze.graph.state import (
     ClipRecord,
     EventRecord,
-    Failure,
-    Observation,
     Route,
     SceneMemoryRecord,
     Segment,
@@ -30,18 +29,11 @@ from gaze.graph.state import (
     TaskMemoryRecord,
     Update,
     WindowRef,
+    failure,
 )
 from gaze.models.structured import Structured
 from gaze.schema.codebook import DIMENSIONS
 from gaze.schema.inputs import check_instruction
-from gaze.video.store import window_frames
-
-
-def failure(role: str, result: Structured[Any], where: str) -> list[Failure]:
-    """The failure record of a call that never produced a usable reply (none if it did)."""
-    if result.value is not None:
-        return []
-    return [Failure(role=role, where=where, detail=result.error)]
 
 
 async def load_clip(state: State, runtime: Runtime[GazeContext]) -> Update:
@@ -105,58 +97,30 @@ async def ground_scene(state: State, runtime: Runtime[GazeContext]) -> Update:
     return {**update, "scene_memory": cast(SceneMemoryRecord | None, memory)}
 
 
-def empty_observation(window: WindowRef) -> Observation:
-    """A window's observation record before (or without) the observer's account."""
-    return Observation(
-        window=window["index"],
-        start_s=window["start_s"],
-        end_s=window["end_s"],
-        summary="",
-        subtask_status=[],
-        notable=[],
-    )
-
-
 async def observe(state: State, runtime: Runtime[GazeContext]) -> Update:
-    """One observer call per window, all in parallel: what happens, per subtask."""
+    """One observer call per window, each as soon as its frames are encoded (it needs only the
+    task memory, not the whole clip): what happens, per subtask."""
     ctx = runtime.context
-    windows = state.get("windows", [])
-    if not diagnosing(ctx):  # judges only: the diagnosis branch makes no calls
-        return {"observations": [empty_observation(w) for w in windows]}
     svc = await services(runtime)
-    clip = await svc.clips.decoded(state["video"])
+    video = state["video"]
+    if not diagnosing(ctx):  # judges only: the diagnosis branch makes no calls
+        clip = await svc.clips.decoded(video)
+        return {"observations": [empty_observation(window_ref(w)) for w in clip.windows]}
+    job = svc.early.pop("observe", None)  # gaze.diagnose started them before the graph loaded
+    if job is None:
 
-    async def one(window: WindowRef) -> dict[str, Any]:
-        async with svc.frames_gate:
-            frames = window_frames(clip, [window["index"]])
-            result = await observer.observe_window(
-                svc.caller,
-                state["instruction"],
-                window,
-                frames,
-                state.get("task_memory"),
-                ctx.max_retries,
-            )
-        runtime.stream_writer({"window_observed": window["index"]})  # live progress, per window
-        observation = empty_observation(window)
-        if result.value is not None:
-            observation.update(result.value.model_dump())  # type: ignore[typeddict-item]
-        where = f"window {window['index']}"
-        return {
-            "observation": observation,
-            "usage": result.records,
-            "failures": failure("observer", result, where),
-            "not_assessed": [] if result.value is not None else [where],
-        }
+        async def memory() -> TaskMemoryRecord | None:
+            return state.get("task_memory")
 
-    done = await asyncio.gather(*(one(w) for w in windows))
-    return {
-        "observations": [d["observation"] for d in done],
-        "usage": [r for d in done for r in d["usage"]],
-        "failures": [f for d in done for f in d["failures"]],
-        "not_assessed": [w for d in done for w in d["not_assessed"]],
-        "prompts": ["observer"],
-    }
+        job = asyncio.ensure_future(
+            observe_windows(svc, ctx, state["instruction"], video, memory())
+        )
+    try:
+        return await reporting(
+            job, svc.observed, lambda i: runtime.stream_writer({"window_observed": i})
+        )
+    finally:
+        job.cancel()
 
 
 async def align(state: State, runtime: Runtime[GazeContext]) -> Update:

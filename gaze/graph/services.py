@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from gaze.agents.judges import MAX_JUDGE_FRAMES, MAX_PROGRESS_CHUNK
 from gaze.errors import GazeInputError
-from gaze.graph.context import JUDGES, GazeContext, from_environment
+from gaze.graph.context import JUDGES, GazeContext, from_environment, wants_pixels
 from gaze.models.cache import ResponseCache
 from gaze.models.caller import Caller, RetryPolicy
 from gaze.models.pool import EndpointPool, check_pool
@@ -38,6 +38,18 @@ if TYPE_CHECKING:  # LangGraph is the largest import of a run: not needed to ope
 MAX_ORPHANS = 8
 
 
+class ObservedWindows:
+    """Live progress: which windows have their observation, in the order they got it."""
+
+    def __init__(self) -> None:
+        self.done: list[int] = []
+        self.changed = asyncio.Event()
+
+    def __call__(self, index: int) -> None:
+        self.done.append(index)
+        self.changed.set()
+
+
 @dataclass
 class RunServices:
     caller: Caller
@@ -49,7 +61,9 @@ class RunServices:
     their images before the request limit lets them go (memory stays bounded)."""
     early: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
     """Work started before the graph ran (``gaze.graph.early``): grounding calls by memory
-    kind, and the clip's decoding."""
+    kind, and the observers."""
+    observed: ObservedWindows = field(default_factory=lambda: ObservedWindows())
+    """Which windows have their observation (live progress)."""
 
     async def aclose(self) -> None:
         for job in self.early.values():
@@ -163,6 +177,11 @@ def build_caller(
     )
 
 
+def clip_store(ctx: GazeContext) -> ClipStore:
+    """The clip store of a run with these settings."""
+    return ClipStore(sampling_of(ctx), pixels=wants_pixels(ctx))
+
+
 _open: OrderedDict[str, RunServices] = OrderedDict()
 _orphans: OrderedDict[str, None] = OrderedDict()
 
@@ -177,17 +196,19 @@ def open_run(
     *,
     caller: Caller | None = None,
     owns_caller: bool | None = None,
+    clips: ClipStore | None = None,
     **caller_options: Any,
 ) -> RunServices:
     """Services for the run ``run_id``. Pass a shared ``caller`` to reuse its cache and limits
-    across runs; the run closes only a caller it owns (by default, one it built)."""
+    across runs; the run closes only a caller it owns (by default, one it built). ``clips`` is
+    a store the caller made earlier (``clip_store``) to start decoding before the clients."""
     if run_id in _open:
         raise RuntimeError(f"run {run_id} is already open")
     sampling = sampling_of(ctx)
     services = RunServices(
         caller=caller or build_caller(ctx, **caller_options),
         sampling=sampling,
-        clips=ClipStore(sampling),
+        clips=clips or clip_store(ctx),
         owns_caller=caller is None if owns_caller is None else owns_caller,
         frames_gate=asyncio.Semaphore(ctx.concurrency),
     )

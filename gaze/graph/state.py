@@ -14,6 +14,7 @@ from typing import Annotated, Any, NotRequired
 from typing_extensions import TypedDict
 
 from gaze.models.caller import CallRecord
+from gaze.models.structured import Structured
 from gaze.schema.codebook import DimensionName
 from gaze.schema.records import (
     CheckedHypothesis,
@@ -118,3 +119,10 @@ class SpecialistTask(TypedDict):
     scene_memory: SceneMemoryRecord | None
     observations: str
     pixel_hints: str
+
+
+def failure(role: str, result: Structured[Any], where: str) -> list[Failure]:
+    """The failure record of a call that never produced a usable reply (none if it did)."""
+    if result.value is not None:
+        return []
+    return [Failure(role=role, where=where, detail=result.error)]

@@ -15,9 +15,7 @@ from langgraph.runtime import Runtime
 from gaze.agents import critic as critic_agent
 from gaze.agents import specialist
 from gaze.agents.common import subsample
-from gaze.graph.context import GazeContext
-from gaze.graph.early import diagnosing
-from gaze.graph.nodes import failure
+from gaze.graph.context import GazeContext, diagnosing
 from gaze.graph.services import services
 from gaze.graph.state import (
     CheckedHypothesis,
@@ -28,6 +26,7 @@ from gaze.graph.state import (
     SpecialistTask,
     State,
     Update,
+    failure,
 )
 from gaze.models.structured import Structured
 from gaze.video.store import window_frames

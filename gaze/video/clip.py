@@ -9,7 +9,7 @@ sampled and analysed ones are resized and measured further.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +20,7 @@ import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.errors import GazeInputError
 from gaze.schema.report import ClipInfo
 from gaze.video.frames import analysis_size, encode_jpeg, resize_max_side
-from gaze.video.grid import window_grids
+from gaze.video.grid import window_grid
 from gaze.video.spill import BlobStore, Frames, FrameStore
 from gaze.video.steps import FrameSteps, StepMeter
 from gaze.video.windows import SamplingSettings, Window, empty_windows, window_of
@@ -32,6 +32,10 @@ FALLBACK_FPS = 30.0
 PTS_PRECISION_S = 0.001
 """Resolution of the timestamps OpenCV reports (whole milliseconds)."""
 BLUR_MEASURE_SIDE = 320
+
+WindowSink = Callable[["Window", dict[int, bytes], bytes | None], None]
+"""Called with (window, its frames' JPEGs by frame index, its grid JPEG in grid mode) as soon as
+a window's last sampled frame is encoded."""
 
 
 @dataclass
@@ -91,8 +95,14 @@ def open_clip(
     settings: SamplingSettings | None = None,
     *,
     encode: bool = False,
+    on_window: WindowSink | None = None,
 ) -> DecodedClip:
-    """Decode ``path`` once; raise GazeInputError (one line) for anything unusable."""
+    """Decode ``path`` once; raise GazeInputError (one line) for anything unusable.
+
+    With ``on_window`` (and ``encode``), each window is handed over while decoding goes on, as
+    soon as a frame of a later window is sampled; the windows still open at the end are not
+    (they are in the result). A handed-over window equals the result's window of that index,
+    except where a container's timestamps contradict its frame count; callers compare."""
     settings = settings or SamplingSettings()
     path = Path(path)
     check_video_path(path)
@@ -103,7 +113,7 @@ def open_clip(
             "(unknown format, unsupported codec, or corrupt file)"
         )
     try:
-        return _decode(cap, path, settings, encode)
+        return _decode(cap, path, settings, encode, on_window if encode else None)
     finally:
         cap.release()
 
@@ -124,7 +134,11 @@ def frame_time(cap: cv2.VideoCapture, index: int, fps: float, previous: float | 
 
 
 def _decode(
-    cap: cv2.VideoCapture, path: Path, settings: SamplingSettings, encode: bool
+    cap: cv2.VideoCapture,
+    path: Path,
+    settings: SamplingSettings,
+    encode: bool,
+    on_window: WindowSink | None,
 ) -> DecodedClip:
     warnings: list[str] = []
     flags: list[str] = []
@@ -140,6 +154,8 @@ def _decode(
     next_sample, next_analysis = 0.0, 0.0
     sampled: list[tuple[int, float]] = []
     jpegs = BlobStore()
+    grids: dict[int, bytes] = {}
+    handed = _Handover(settings, jpegs, grids, on_window)
     times: list[float] = []
     thumbs = _ThumbBuffer()
     measures: list[tuple[float, float, float]] = []
@@ -190,9 +206,11 @@ def _decode(
             while next_sample - half_frame <= t:
                 next_sample += sample_dt
             if encode:
+                handed.before_sample(t)
                 jpegs[index] = encode_jpeg(
                     resize_max_side(frame, settings.max_side), settings.jpeg_quality
                 )
+                handed.sample(index, t)
         if want_analysis:
             measured = resize_max_side(frame, BLUR_MEASURE_SIDE)
             times.append(t)
@@ -254,12 +272,58 @@ def _decode(
         contrast=m[:, 2],
         steps=meter.result(),
     )
-    grids = (
-        window_grids(windows, jpegs, settings.max_side, settings.jpeg_quality)
-        if encode and settings.grid
-        else {}
-    )
+    if encode and settings.grid:
+        for window in windows:
+            if handed.released.get(window.index) != window:  # not handed over as it is
+                grids[window.index] = _grid(window, jpegs, settings)
     return DecodedClip(info, windows, initial, analysis, flags, jpegs, grids)
+
+
+def _grid(window: Window, jpegs: BlobStore, settings: SamplingSettings) -> bytes:
+    frames = [jpegs[i] for i in window.frame_indices]
+    return window_grid(frames, window.timestamps_s, settings.max_side, settings.jpeg_quality)
+
+
+class _Handover:
+    """Windows handed to a sink while decoding goes on: window k is complete once a sample of a
+    later window is decoded (samples come in time order)."""
+
+    def __init__(
+        self,
+        settings: SamplingSettings,
+        jpegs: BlobStore,
+        grids: dict[int, bytes],
+        sink: WindowSink | None,
+    ) -> None:
+        self.settings, self.jpegs, self.grids, self.sink = settings, jpegs, grids, sink
+        self.filling: Window | None = None
+        self.released: dict[int, Window] = {}
+
+    def before_sample(self, t: float) -> None:
+        filling = self.filling
+        if self.sink is None or filling is None or window_of(t, self.settings) <= filling.index:
+            return
+        if self.settings.grid:
+            self.grids[filling.index] = _grid(filling, self.jpegs, self.settings)
+        self.sink(
+            filling,
+            {i: self.jpegs[i] for i in filling.frame_indices},
+            self.grids.get(filling.index),
+        )
+        self.released[filling.index] = filling
+        self.filling = None
+
+    def sample(self, index: int, t: float) -> None:
+        if self.sink is None:
+            return
+        k = window_of(t, self.settings)
+        if self.filling is None and k not in self.released and k > max(self.released, default=-1):
+            ws = self.settings.window_s
+            self.filling = Window(index=k, start_s=round(k * ws, 6), end_s=round((k + 1) * ws, 6))
+        if self.filling is None or k != self.filling.index:
+            return  # a timestamp that went back: the final windows decide
+        self.filling.frame_indices.append(index)
+        self.filling.timestamps_s.append(round(t, 6))
 
 
 class _ThumbBuffer:

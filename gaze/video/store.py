@@ -2,14 +2,16 @@
 frames belong to that run (they are dropped when the run closes its store).
 
 Frames never travel in graph state: state holds the path, nodes ask the run's store. Decoding
-and the pixel pass run in worker threads (never on the event loop: LangGraph's server refuses
-blocking calls there); concurrent askers await the same task.
+and the pixel pass run in a child process (``gaze.video.decode_process``), read by a worker
+thread (never on the event loop: LangGraph's server refuses blocking calls there); concurrent
+askers await the same futures.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,13 +21,16 @@ import numpy as np
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.errors import GazeInputError
 from gaze.schema.events import Event
-from gaze.video.clip import DecodedClip, check_video_path, open_clip
+from gaze.video.clip import DecodedClip, check_video_path
+from gaze.video.decode_process import DecodeJob, DecodeRequest
 from gaze.video.evidence import detect
 from gaze.video.frames import resize_max_side
 from gaze.video.signals import SignalSeries, compute_signals
-from gaze.video.windows import SamplingSettings
+from gaze.video.spill import BlobStore
+from gaze.video.windows import SamplingSettings, Window
 
 PixelEvidence = tuple[SignalSeries, list[Event]]
+
 T = TypeVar("T")
 
 
@@ -52,14 +57,59 @@ def measure_pixels(clip: DecodedClip) -> PixelEvidence:
     return signals, detect(clip.analysis, signals)
 
 
-class ClipStore:
-    """Decoded clips, first frames and pixel evidence of one run, each computed once."""
+class _Decoding:
+    """One clip's decoding as it goes: windows handed over so far, then the clip, then (when
+    asked) its pixel evidence. Everything here is touched on the event loop only."""
 
-    def __init__(self, sampling: SamplingSettings) -> None:
+    def __init__(self, job: DecodeJob) -> None:
+        loop = asyncio.get_running_loop()
+        self.job = job
+        self.handed: list[Window] = []
+        self.grids: dict[int, bytes] = {}
+        self.changed = asyncio.Event()
+        self.clip: asyncio.Future[DecodedClip] = loop.create_future()
+        self.pixels: asyncio.Future[PixelEvidence] = loop.create_future()
+        for future in (self.clip, self.pixels):  # a failure nobody awaited is not news
+            future.add_done_callback(lambda f: f.cancelled() or f.exception())
+
+    def add_window(self, window: Window, jpegs: dict[int, bytes], grid: bytes | None) -> None:
+        # the frames themselves are in the job's store already (memory stays bounded)
+        if grid is not None:
+            self.grids[window.index] = grid
+        self.handed.append(window)
+        self.changed.set()
+
+    def set_clip(self, clip: DecodedClip) -> None:
+        if not self.clip.done():
+            self.clip.set_result(clip)
+        self.changed.set()
+
+    def set_pixels(self, signals: SignalSeries, events: list[Event]) -> None:
+        if not self.pixels.done():
+            self.pixels.set_result((signals, events))
+
+    def ended(self, error: BaseException | None) -> None:
+        """The job is over: whatever it did not deliver fails with its error."""
+        for future in (self.clip, self.pixels):
+            if not future.done():
+                future.set_exception(error or RuntimeError("decoding ended without a result"))
+        self.changed.set()
+
+
+class ClipStore:
+    """Decoded clips, first frames and pixel evidence of one run, each computed once. Each clip
+    is decoded by its own child process (``gaze.video.decode_process``), which also runs the
+    pixel pass when the store was made with ``pixels``; its windows are handed over as they are
+    encoded (``windows``)."""
+
+    def __init__(self, sampling: SamplingSettings, pixels: bool = True) -> None:
         self.sampling = sampling
+        self.pixels = pixels
+        """Whether the decoding child also runs the pixel pass (the run uses pixel evidence)."""
         self.decodes = 0
         """How many decodes this store started (benchmarks and tests count them)."""
         self._tasks: dict[tuple[str, str], asyncio.Future[Any]] = {}
+        self._decoding: dict[tuple[str, bool], _Decoding] = {}
 
     async def _once(self, kind: str, path: str, start: Callable[[], Awaitable[T]]) -> T:
         key = (kind, path)  # one run names its clip one way; no file-system call on the loop
@@ -76,42 +126,105 @@ class ClipStore:
             "first", path, lambda: asyncio.to_thread(read_first_frame, path, max_side)
         )
 
+    def start(self, path: str, pixels: bool | None = None) -> _Decoding:
+        """Start decoding ``path`` now (once per run; the first caller decides whether the
+        pixel pass runs too, unless a later caller needs it). Call on the event loop."""
+        pixels = self.pixels if pixels is None else pixels
+        for key in ((path, True), (path, False)) if not pixels else ((path, True),):
+            if key in self._decoding:
+                return self._decoding[key]
+        self.decodes += 1
+        state = _Decoding(DecodeJob(DecodeRequest(path, self.sampling, pixels)))
+        self._decoding[(path, pixels)] = state
+        loop = asyncio.get_running_loop()
+
+        def later(fn: Callable[..., None]) -> Callable[..., None]:
+            def call(*args: Any) -> None:
+                with contextlib.suppress(RuntimeError):  # the run's loop is already closed
+                    loop.call_soon_threadsafe(fn, *args)
+
+            return call
+
+        async def run() -> None:
+            error: BaseException | None = None
+            try:
+                await asyncio.to_thread(
+                    state.job.run,
+                    later(state.add_window),
+                    later(state.set_clip),
+                    later(state.set_pixels),
+                )
+            except Exception as exc:
+                error = exc
+            finally:
+                state.ended(error)
+
+        self._tasks[("decode-job", f"{path}|{pixels}")] = asyncio.ensure_future(run())
+        return state
+
     async def decoded(self, path: str) -> DecodedClip:
         """The decoded clip (frames encoded once), decoding it if no node has asked yet."""
-
-        def start() -> Awaitable[DecodedClip]:
-            self.decodes += 1
-            return asyncio.to_thread(open_clip, path, self.sampling, encode=True)
-
-        return await self._once("decode", path, start)
+        return await asyncio.shield(self.start(path).clip)
 
     async def pixel_evidence(self, path: str) -> PixelEvidence:
-        async def start() -> PixelEvidence:
-            return await asyncio.to_thread(measure_pixels, await self.decoded(path))
+        return await asyncio.shield(self.start(path, pixels=True).pixels)
 
-        return await self._once("pixels", path, start)
+    async def windows(self, path: str) -> AsyncIterator[Window]:
+        """Each window of the clip, in time order, as soon as its frames are encoded; the last
+        ones when decoding ends. A window handed over early can differ from the decoded clip's
+        window of that index (timestamps that contradict the frame count): callers that keep
+        results compare."""
+        state = self.start(path)
+        seen = 0
+        while True:
+            while seen < len(state.handed):
+                yield state.handed[seen]
+                seen += 1
+            if state.clip.done():
+                break
+            state.changed.clear()
+            await state.changed.wait()
+        clip = await asyncio.shield(state.clip)
+        handed = {w.index for w in state.handed}
+        for window in clip.windows:
+            if window.index not in handed:
+                yield window
+
+    def frames(self, path: str, window: Window) -> list[tuple[float, bytes]]:
+        """The window's frames as ``window_frames`` gives them (read when a call needs them:
+        a long clip's frames are not all held in memory)."""
+        state = self.start(path)
+        ready = state.clip.done() and not state.clip.cancelled() and not state.clip.exception()
+        clip = state.clip.result() if ready else None
+        if clip is not None and window in clip.windows:
+            return frames_of(window, clip.jpegs, clip.grids.get(window.index))
+        return frames_of(window, state.job.jpegs, state.grids.get(window.index))
 
     def close(self) -> None:
-        """Drop every decoded frame (tasks still running are cancelled)."""
+        """Drop every decoded frame (tasks still running are cancelled, children stopped)."""
+        for state in self._decoding.values():
+            state.job.kill()
         for task in self._tasks.values():
             task.cancel()
         self._tasks.clear()
+        self._decoding.clear()
+
+
+def frames_of(
+    window: Window, jpegs: Mapping[int, bytes] | BlobStore, grid: bytes | None
+) -> list[tuple[float, bytes]]:
+    """(time, jpeg) of every sampled frame of the window, in time order; in grid mode,
+    [(time of its first tile, grid jpeg)]."""
+    if grid is not None:
+        return [(window.timestamps_s[0], grid)]
+    return [(t, jpegs[i]) for i, t in zip(window.frame_indices, window.timestamps_s, strict=True)]
 
 
 def window_frames(clip: DecodedClip, window_indices: list[int]) -> list[tuple[float, bytes]]:
     """(time, jpeg) of every sampled frame of the given windows, in time order; in grid mode,
     (time of its first tile, grid jpeg) of each window."""
-    if clip.grids:
-        return [
-            (w.timestamps_s[0], clip.grids[w.index])
-            for w in clip.windows
-            if w.index in window_indices
-        ]
     out = []
     for window in clip.windows:
         if window.index in window_indices:
-            out += [
-                (t, clip.jpegs[i])
-                for i, t in zip(window.frame_indices, window.timestamps_s, strict=True)
-            ]
+            out += frames_of(window, clip.jpegs, clip.grids.get(window.index))
     return out

@@ -224,16 +224,17 @@ def test_each_clip_is_decoded_once_whatever_the_clips_in_flight(small_manifest, 
     import gaze.video.store as store
 
     decodes: list[str] = []
-    real = store.open_clip
+    real = store.DecodeJob
 
-    def counting(path, *args, **kwargs):
-        decodes.append(str(path))
-        return real(path, *args, **kwargs)
+    class Counting(real):
+        def __init__(self, request):
+            decodes.append(request.path)
+            super().__init__(request)
 
     lines = small_manifest.read_text().splitlines()[:3]
     manifest = tmp_path / "three.jsonl"
     manifest.write_text("\n".join(lines) + "\n")
-    store.open_clip = counting
+    store.DecodeJob = Counting
     try:
         summary = asyncio.run(
             run_benchmark(
@@ -246,7 +247,7 @@ def test_each_clip_is_decoded_once_whatever_the_clips_in_flight(small_manifest, 
             )
         )
     finally:
-        store.open_clip = real
+        store.DecodeJob = real
     assert len(summary.done) == 3
     assert sorted(decodes) == sorted(set(decodes)) and len(decodes) == 3
 

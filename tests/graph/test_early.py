@@ -1,5 +1,6 @@
-"""Work that begins before the graph module loads: ``gaze.diagnose`` starts both grounding calls
-and the clip's decoding at once, and the nodes take those results instead of asking again."""
+"""Work that begins before the graph module loads: ``gaze.diagnose`` starts both grounding calls,
+the clip's decoding and the observers at once, and the nodes take those results instead of
+asking again. Each window's observer starts when its frames are encoded."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def test_grounding_is_asked_once_and_before_the_graph_runs(forge_dir, forge_rows
     )
     asked = Counter(r.schema_name for r in backbone.requests)
     assert asked["TaskMemory"] == 1 and asked["SceneMemory"] == 1  # not asked again by nodes
-    assert sorted(asked_before_graph) == ["SceneMemory", "TaskMemory"]
+    assert {"SceneMemory", "TaskMemory"} <= set(asked_before_graph)  # observers may follow
     assert report.manifest.calls["grounding"] == 2  # counted once, in the report
     assert "task memory" not in report.assessment.not_assessed
 
@@ -61,3 +62,68 @@ def test_an_ablated_memory_is_not_asked_early(forge_dir, forge_rows):
     )
     asked = Counter(r.schema_name for r in backbone.requests)
     assert asked["TaskMemory"] == 1 and asked["SceneMemory"] == 0
+
+
+def test_observers_start_before_the_graph_loads(forge_dir, forge_rows, monkeypatch):
+    import gaze.api
+
+    observer_asked = threading.Event()
+    load_graph = gaze.api._load_graph
+
+    def graph_after_an_observer():  # fails unless an observer is asked without the graph
+        assert observer_asked.wait(30), "no observer was asked before the graph loaded"
+        return load_graph()
+
+    def respond(request):
+        if request.schema_name == "WindowObservation":
+            observer_asked.set()
+        return minimal_instance(request.json_schema)
+
+    monkeypatch.setattr(gaze.api, "_load_graph", graph_after_an_observer)
+    backbone = ScriptedBackbone(respond, model="early")
+    row = forge_rows["clean"]
+    report = asyncio.run(
+        adiagnose(
+            forge_dir / row.video,
+            row.instruction,
+            backbones={"default": backbone},
+            context=GazeContext(use_cache=False),
+        )
+    )
+    asked = Counter(r.schema_name for r in backbone.requests)
+    windows = -(-report.clip.duration_s // 4)  # 4 s windows
+    assert asked["WindowObservation"] == report.manifest.calls["observer"] == windows  # once each
+    assert not report.assessment.not_assessed
+
+
+def test_a_window_is_observed_while_later_windows_are_still_decoding(tmp_path, monkeypatch):
+    import gaze.video.store as store
+    from gaze.bench.forge import forge_clip
+
+    video = tmp_path / "long.mp4"
+    forge_clip(video, seed=3, failures=[], duration_s=90.0)
+    events: list[str] = []
+    decoding = store._Decoding
+
+    class Recorded(decoding):
+        def set_clip(self, clip):
+            events.append("clip decoded")
+            super().set_clip(clip)
+
+    def respond(request):
+        if request.schema_name == "WindowObservation":
+            events.append("observer asked")
+        return minimal_instance(request.json_schema)
+
+    monkeypatch.setattr(store, "_Decoding", Recorded)
+    backbone = ScriptedBackbone(respond, model="early")
+    asyncio.run(
+        adiagnose(
+            video,
+            "put the block on the plate",
+            backbones={"default": backbone},
+            context=GazeContext(use_cache=False),
+        )
+    )
+    assert events.count("observer asked") == 23 and events.count("clip decoded") == 1
+    assert events.index("observer asked") < events.index("clip decoded")

@@ -1,0 +1,123 @@
+"""The observers: one call per window, each started as soon as its window's frames are encoded
+and the task memory exists -- not when the whole clip is decoded.
+
+``gaze.diagnose`` starts this work before the graph module has loaded (``gaze.graph.early``);
+the ``observe`` node collects it, or does it itself in a run nobody prepared (Studio).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from gaze.agents import observer
+from gaze.graph.context import GazeContext
+from gaze.graph.services import ObservedWindows, RunServices
+from gaze.graph.state import Observation, TaskMemoryRecord, Update, WindowRef, failure
+from gaze.video.windows import Window
+
+
+def window_ref(window: Window) -> WindowRef:
+    return WindowRef(
+        index=window.index,
+        start_s=window.start_s,
+        end_s=window.end_s,
+        frames=len(window.frame_indices),
+    )
+
+
+def empty_observation(window: WindowRef) -> Observation:
+    """A window's observation record before (or without) the observer's account."""
+    return Observation(
+        window=window["index"],
+        start_s=window["start_s"],
+        end_s=window["end_s"],
+        summary="",
+        subtask_status=[],
+        notable=[],
+    )
+
+
+async def observe_windows(
+    svc: RunServices,
+    ctx: GazeContext,
+    instruction: str,
+    video: str,
+    task_memory: Awaitable[TaskMemoryRecord | None],
+) -> Update:
+    """Every window's observation (the ``observe`` node's update), each call started when its
+    window is encoded. A window handed over early that differs from the decoded clip's (a
+    container whose timestamps contradict its frame count) is observed again as decoded."""
+    memory = asyncio.ensure_future(task_memory)
+
+    async def one(window: Window) -> dict[str, Any]:
+        ref = window_ref(window)
+        known = await asyncio.shield(memory)
+        async with svc.frames_gate:  # frames are read only when the call may go out
+            result = await observer.observe_window(
+                svc.caller,
+                instruction,
+                ref,
+                svc.clips.frames(video, window),
+                known,
+                ctx.max_retries,
+            )
+        svc.observed(window.index)
+        observation = empty_observation(ref)
+        if result.value is not None:
+            observation.update(result.value.model_dump())  # type: ignore[typeddict-item]
+        where = f"window {window.index}"
+        return {
+            "observation": observation,
+            "usage": result.records,
+            "failures": failure("observer", result, where),
+            "not_assessed": [] if result.value is not None else [where],
+        }
+
+    calls: dict[int, tuple[Window, asyncio.Future[dict[str, Any]]]] = {}
+    try:
+        async for window in svc.clips.windows(video):
+            calls[window.index] = (window, asyncio.ensure_future(one(window)))
+        clip = await svc.clips.decoded(video)
+        kept = []
+        for window in clip.windows:
+            handed, call = calls.get(window.index, (None, None))
+            if call is None or handed != window:
+                if call is not None:
+                    call.cancel()
+                call = asyncio.ensure_future(one(window))
+                calls[window.index] = (window, call)
+            kept.append(call)
+        done = await asyncio.gather(*kept)
+    finally:
+        for _, call in calls.values():
+            call.cancel()
+        memory.cancel()
+    return {
+        "observations": [d["observation"] for d in done],
+        "usage": [r for d in done for r in d["usage"]],
+        "failures": [f for d in done for f in d["failures"]],
+        "not_assessed": [w for d in done for w in d["not_assessed"]],
+        "prompts": ["observer"],
+    }
+
+
+async def reporting(
+    job: asyncio.Future[Update], observed: ObservedWindows, write: Callable[[int], None]
+) -> Update:
+    """``job``'s update, writing each observed window as it comes from the caller's own task
+    (LangGraph's stream writer works only inside the node, not in work started before it)."""
+    reported = 0
+    while True:
+        for index in observed.done[reported:]:
+            write(index)
+        reported = len(observed.done)
+        if job.done():
+            return job.result()
+        observed.changed.clear()
+        waiter: asyncio.Future[Any] = asyncio.ensure_future(observed.changed.wait())
+        try:
+            await asyncio.wait({job, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()

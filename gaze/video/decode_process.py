@@ -1,0 +1,201 @@
+"""Decoding and the pixel pass in a child process, windows handed back as they are encoded.
+
+Why a process: decoding makes a few dozen OpenCV calls per frame, and each gives up and wins
+back the interpreter lock; beside the imports and HTTP work of a starting run they took 2-3x
+their own time (a 60 s clip: 0.47 s alone, 1.35 s in ``gaze diagnose``). In a child they run on
+another core, and a decoder that crashes on a corrupt file takes only the child down.
+
+Protocol (one child per clip): the parent writes one pickled ``DecodeRequest`` on the child's
+stdin; the child writes length-prefixed pickled messages on its own copy of stdout:
+
+- ``("window", Window, {frame index: jpeg}, grid jpeg or None)`` as each window completes;
+- ``("clip", DecodedClip, {frame index: jpeg})`` when decoding ends: the clip without its
+  analysis thumbnails (they stay in the child) and the JPEGs not yet handed over;
+- ``("pixels", SignalSeries, [Event])`` after the pixel pass, when it was asked for;
+- ``("error", "input" | "internal", one line)`` instead of what could not be done.
+
+Run ``python -m gaze.video.decode_process`` only as the parent starts it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import IO, Any
+
+import gaze
+from gaze.errors import GazeInputError
+from gaze.video.clip import DecodedClip, WindowSink, check_video_path
+from gaze.video.spill import BlobStore, FrameStore
+from gaze.video.windows import SamplingSettings
+
+_LENGTH = struct.Struct("<Q")
+
+
+@dataclass(frozen=True)
+class DecodeRequest:
+    path: str
+    settings: SamplingSettings
+    pixels: bool
+    """Also run the pixel pass (signals and candidate events) after decoding."""
+
+
+class DecoderStopped(GazeInputError):
+    """The child ended without finishing (killed, or the decoder crashed on the file)."""
+
+
+def _send(out: IO[bytes], message: tuple[Any, ...]) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    out.write(_LENGTH.pack(len(data)) + data)
+    out.flush()
+
+
+def _receive(source: IO[bytes]) -> tuple[Any, ...] | None:
+    head = source.read(_LENGTH.size)
+    if len(head) < _LENGTH.size:
+        return None
+    (length,) = _LENGTH.unpack(head)
+    data = source.read(length)
+    if len(data) < length:
+        return None
+    message: tuple[Any, ...] = pickle.loads(data)  # noqa: S301  (our own child's messages)
+    return message
+
+
+def _serve(request: DecodeRequest, out: IO[bytes]) -> None:
+    """The child's work: decode, hand windows over, then the pixel pass."""
+    from gaze.video.clip import open_clip
+    from gaze.video.store import measure_pixels
+
+    sent: set[int] = set()
+
+    def hand_over(window: Any, jpegs: dict[int, bytes], grid: bytes | None) -> None:
+        _send(out, ("window", window, jpegs, grid))
+        sent.update(jpegs)
+
+    try:
+        clip = open_clip(request.path, request.settings, encode=True, on_window=hand_over)
+    except GazeInputError as exc:
+        _send(out, ("error", "input", str(exc)))
+        return
+    rest = {i: clip.jpegs[i] for i in clip.jpegs if i not in sent}
+    light = replace(clip, jpegs={}, analysis=replace(clip.analysis, thumbs=FrameStore()))
+    _send(out, ("clip", light, rest))
+    if request.pixels:
+        signals, events = measure_pixels(clip)
+        _send(out, ("pixels", signals, events))
+
+
+def main() -> None:
+    # the protocol gets its own copy of stdout; anything a library prints goes to stderr
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    request = pickle.load(sys.stdin.buffer)  # noqa: S301  (written by our parent)
+    try:
+        _serve(request, out)
+    except Exception as exc:  # the parent reports it; the child has no one else to tell
+        _send(out, ("error", "internal", f"{type(exc).__name__}: {exc}"))
+    out.close()
+
+
+class DecodeJob:
+    """One clip decoded by a child process. ``run`` blocks (call it in a worker thread); the
+    callbacks are called from that thread as the child's messages arrive."""
+
+    def __init__(self, request: DecodeRequest) -> None:
+        self.request = request
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._killed = False
+        self._finished = False
+        self.jpegs = BlobStore()
+        """Every sampled frame's JPEG received so far (the decoded clip's ``jpegs``)."""
+
+    def run(
+        self,
+        on_window: WindowSink,
+        on_clip: Callable[[DecodedClip], None],
+        on_pixels: Callable[[Any, list[Any]], None],
+    ) -> None:
+        """Decode; raise GazeInputError (one line) for a file that cannot be decoded."""
+        path = Path(self.request.path)
+        check_video_path(path)
+        if self._killed:
+            return
+        package_root = str(Path(gaze.__file__).resolve().parents[1])
+        env = dict(os.environ)  # the child imports this very gaze, wherever it came from
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        with tempfile.TemporaryFile() as errors:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "gaze.video.decode_process"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                env=env,
+            )
+            self._proc = proc
+            with proc:  # closes the pipes and reaps the child, whatever happens
+                try:
+                    assert proc.stdin is not None and proc.stdout is not None
+                    if self._killed:  # kill() came while the child was starting
+                        return
+                    with contextlib.suppress(BrokenPipeError), proc.stdin:  # the child died
+                        pickle.dump(self.request, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                    self._read(proc.stdout, on_window, on_clip, on_pixels)
+                finally:
+                    if proc.poll() is None:
+                        proc.kill()
+            code = proc.returncode
+            errors.seek(0)
+            tail = errors.read()[-2000:].decode(errors="replace").strip().splitlines()
+        if self._finished or self._killed:
+            return
+        why = tail[-1] if tail else f"exit code {code}"
+        raise DecoderStopped(f"{path}: the decoder stopped before the end of the clip ({why})")
+
+    def _read(
+        self,
+        source: IO[bytes],
+        on_window: WindowSink,
+        on_clip: Callable[[DecodedClip], None],
+        on_pixels: Callable[[Any, list[Any]], None],
+    ) -> None:
+        jpegs = self.jpegs
+        while (message := _receive(source)) is not None:
+            kind = message[0]
+            if kind == "window":
+                _, window, frames, grid = message
+                for index, blob in frames.items():
+                    jpegs[index] = blob
+                on_window(window, frames, grid)
+            elif kind == "clip":
+                _, clip, rest = message
+                for index, blob in rest.items():
+                    jpegs[index] = blob
+                on_clip(replace(clip, jpegs=jpegs))
+                self._finished = not self.request.pixels
+            elif kind == "pixels":
+                on_pixels(message[1], message[2])
+                self._finished = True
+            elif kind == "error":
+                self._finished = True
+                if message[1] == "input":
+                    raise GazeInputError(message[2])
+                raise RuntimeError(f"decoding {self.request.path} failed: {message[2]}")
+
+    def kill(self) -> None:
+        """Stop the child (a run that closes before its clip is decoded)."""
+        self._killed = True
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+
+
+if __name__ == "__main__":
+    main()

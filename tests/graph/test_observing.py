@@ -1,0 +1,64 @@
+"""The observers keep only observations of windows as the decoded clip has them: a window handed
+over early that decoding later saw otherwise (timestamps that contradict the frame count) is
+observed again."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+
+from gaze.graph.context import GazeContext
+from gaze.graph.observing import observe_windows
+from gaze.graph.services import RunServices, build_caller
+from gaze.models.scripted import ScriptedBackbone, minimal_instance
+from gaze.video.windows import SamplingSettings, Window
+
+
+class HandedOtherwise:
+    """A clip store whose window 1 was handed over as [4, 8) s, but decoded as [4, 7.5) s with a
+    frame fewer."""
+
+    early = [
+        Window(0, 0.0, 4.0, [0, 10], [0.0, 1.0]),
+        Window(1, 4.0, 8.0, [40, 50, 60], [4.0, 5.0, 6.0]),
+    ]
+    final = [early[0], Window(1, 4.0, 7.5, [40, 50], [4.0, 5.0])]
+
+    async def windows(self, path):
+        for window in self.early:
+            yield window
+
+    async def decoded(self, path):
+        await asyncio.sleep(0.2)  # decoding goes on while the early calls go out
+        return SimpleNamespace(windows=self.final)
+
+    def frames(self, path, window):
+        return [(t, b"\xff\xd8 not read by the scripted backbone") for t in window.timestamps_s]
+
+
+def test_a_window_handed_over_otherwise_than_decoded_is_observed_again():
+    backbone = ScriptedBackbone(lambda r: minimal_instance(r.json_schema), model="observe")
+    ctx = GazeContext(use_cache=False)
+
+    async def run():
+        caller = build_caller(ctx, backbones={"default": backbone}, check=False)
+        svc = RunServices(caller=caller, sampling=SamplingSettings(), clips=HandedOtherwise())
+        try:
+
+            async def no_memory():
+                return None
+
+            return await observe_windows(svc, ctx, "stack the cups", "clip.mp4", no_memory())
+        finally:
+            await caller.aclose()
+
+    update = asyncio.run(run())
+    spans = [(o["window"], o["start_s"], o["end_s"]) for o in update["observations"]]
+    assert spans == [(0, 0.0, 4.0), (1, 4.0, 7.5)]  # as decoded
+    texts = [
+        "\n".join(p.text for m in r.messages for p in m.parts if hasattr(p, "text"))
+        for r in backbone.requests
+    ]
+    window_1 = [t for t in texts if "window 1 (" in t]
+    assert len(backbone.requests) == 3 and len(window_1) == 2  # asked again, as decoded
+    assert any("7.5" in t for t in window_1)

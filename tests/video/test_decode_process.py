@@ -1,0 +1,117 @@
+"""Decoding in a child process: windows handed over while decoding goes on, the same clip and
+pixel evidence as decoding here, and a one-line error for a file or a decoder that fails."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gaze.bench.forge import forge_clip
+from gaze.errors import GazeInputError
+from gaze.video.clip import open_clip
+from gaze.video.decode_process import DecoderStopped
+from gaze.video.store import ClipStore, measure_pixels, window_frames
+from gaze.video.windows import SamplingSettings
+
+
+@pytest.fixture(scope="module")
+def long_clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    video = tmp_path_factory.mktemp("long") / "long.mp4"
+    forge_clip(video, seed=5, failures=["frame_corruption"], duration_s=33.0)
+    return video
+
+
+@pytest.mark.parametrize("grid", [False, True])
+def test_windows_are_handed_over_while_decoding_and_equal_the_decoded_ones(long_clip, grid):
+    settings = SamplingSettings(grid=grid)
+    handed = []
+    clip = open_clip(long_clip, settings, encode=True, on_window=lambda *w: handed.append(w))
+    plain = open_clip(long_clip, settings, encode=True)
+    # 33 s in 4 s windows: 9 windows, the last still open when decoding ends
+    assert [w.index for w, _, _ in handed] == list(range(8)) and len(clip.windows) == 9
+    for window, jpegs, grid_jpeg in handed:
+        assert window == clip.windows[window.index] == plain.windows[window.index]
+        assert jpegs == {i: plain.jpegs[i] for i in window.frame_indices}
+        assert grid_jpeg == (plain.grids[window.index] if grid else None)
+    assert clip.grids == plain.grids
+
+
+def _through_store(video: Path, settings: SamplingSettings) -> tuple:
+    async def run() -> tuple:
+        store = ClipStore(settings)
+        try:
+            windows = [w async for w in store.windows(str(video))]
+            frames = [store.frames(str(video), w) for w in windows]
+            clip = await store.decoded(str(video))
+            return windows, frames, clip, await store.pixel_evidence(str(video)), store.decodes
+        finally:
+            store.close()
+
+    return asyncio.run(run())
+
+
+def test_the_child_gives_the_clip_and_pixel_evidence_that_decoding_here_gives(long_clip):
+    settings = SamplingSettings()
+    windows, frames, clip, (signals, events), decodes = _through_store(long_clip, settings)
+    here = open_clip(long_clip, settings, encode=True)
+    here_signals, here_events = measure_pixels(here)
+    assert decodes == 1  # the clip and its pixel evidence came from one decoding
+    assert clip.info == here.info and clip.windows == here.windows == windows
+    assert frames == [window_frames(here, [w.index]) for w in here.windows]
+    assert np.array_equal(clip.initial_frame, here.initial_frame)
+    assert events == here_events and events  # the injected corruption is found
+    assert np.array_equal(signals.motion, here_signals.motion)
+    assert np.array_equal(signals.frame_diff, here_signals.frame_diff)
+
+
+def test_a_file_that_is_not_a_video_fails_in_one_line(tmp_path):
+    fake = tmp_path / "notes.mp4"
+    fake.write_text("these are notes, not a video\n" * 50)
+    with pytest.raises(GazeInputError) as here:
+        open_clip(fake)
+    with pytest.raises(GazeInputError) as child:
+        _through_store(fake, SamplingSettings())
+    assert str(child.value) == str(here.value) and "\n" not in str(child.value)
+
+
+def test_a_decoder_that_dies_fails_its_clip_in_one_line(long_clip):
+    async def run() -> None:
+        store = ClipStore(SamplingSettings())
+        state = store.start(str(long_clip))
+        try:
+            async for _ in store.windows(str(long_clip)):  # the child is decoding: kill it
+                proc = state.job._proc
+                assert proc is not None
+                proc.kill()
+                break
+            await store.decoded(str(long_clip))
+        finally:
+            store.close()
+
+    with pytest.raises(DecoderStopped) as stopped:
+        asyncio.run(run())
+    message = str(stopped.value)
+    assert str(long_clip) in message and "decoder stopped" in message and "\n" not in message
+    assert isinstance(stopped.value, GazeInputError)  # exit 2 from the CLI, like any bad file
+
+
+def test_closing_the_store_stops_its_child(long_clip):
+    seen = threading.Event()
+
+    async def run() -> object:
+        store = ClipStore(SamplingSettings())
+        state = store.start(str(long_clip))
+        async for _ in store.windows(str(long_clip)):
+            seen.set()
+            break
+        store.close()  # a run that ends (or fails) before its clip is decoded
+        proc = state.job._proc
+        await asyncio.to_thread(proc.wait, 10)
+        return proc.returncode
+
+    code = asyncio.run(run())
+    assert seen.is_set() and code is not None and code != 0
