@@ -96,13 +96,16 @@ def open_clip(
     *,
     encode: bool = False,
     on_window: WindowSink | None = None,
+    on_thumb: Callable[[np.ndarray], None] | None = None,
 ) -> DecodedClip:
     """Decode ``path`` once; raise GazeInputError (one line) for anything unusable.
 
     With ``on_window`` (and ``encode``), each window is handed over while decoding goes on, as
     soon as a frame of a later window is sampled; the windows still open at the end are not
     (they are in the result). A handed-over window equals the result's window of that index,
-    except where a container's timestamps contradict its frame count; callers compare."""
+    except where a container's timestamps contradict its frame count; callers compare.
+    ``on_thumb`` gets each analysis thumbnail as it is stored (the pixel signals can be
+    measured while decoding goes on)."""
     settings = settings or SamplingSettings()
     path = Path(path)
     check_video_path(path)
@@ -113,7 +116,7 @@ def open_clip(
             "(unknown format, unsupported codec, or corrupt file)"
         )
     try:
-        return _decode(cap, path, settings, encode, on_window if encode else None)
+        return _decode(cap, path, settings, encode, on_window if encode else None, on_thumb)
     finally:
         cap.release()
 
@@ -139,6 +142,7 @@ def _decode(
     settings: SamplingSettings,
     encode: bool,
     on_window: WindowSink | None,
+    on_thumb: Callable[[np.ndarray], None] | None = None,
 ) -> DecodedClip:
     warnings: list[str] = []
     flags: list[str] = []
@@ -214,7 +218,9 @@ def _decode(
         if want_analysis:
             measured = resize_max_side(frame, BLUR_MEASURE_SIDE)
             times.append(t)
-            thumbs.append(cv2.resize(measured, thumb_size, interpolation=cv2.INTER_AREA))
+            thumb = thumbs.append(cv2.resize(measured, thumb_size, interpolation=cv2.INTER_AREA))
+            if on_thumb is not None:
+                on_thumb(thumb)
             measures.append(_measure(measured))
             while next_analysis - half_frame <= t:
                 next_analysis += analysis_dt
@@ -334,12 +340,14 @@ class _ThumbBuffer:
         self.store = FrameStore()
         self.size: tuple[int, int] | None = None
 
-    def append(self, thumb: np.ndarray) -> None:
+    def append(self, thumb: np.ndarray) -> np.ndarray:
+        """Store the thumbnail; returns it as stored."""
         if self.size is None:
             self.size = (thumb.shape[1], thumb.shape[0])
         elif (thumb.shape[1], thumb.shape[0]) != self.size:
             thumb = cv2.resize(thumb, self.size)
         self.store.append(thumb)
+        return thumb
 
 
 def _fps_from_pts(times: list[float]) -> float | None:

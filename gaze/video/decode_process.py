@@ -11,7 +11,8 @@ stdin; the child writes length-prefixed pickled messages on its own copy of stdo
 - ``("window", Window, {frame index: jpeg}, grid jpeg or None)`` as each window completes;
 - ``("clip", DecodedClip, {frame index: jpeg})`` when decoding ends: the clip without its
   analysis thumbnails (they stay in the child) and the JPEGs not yet handed over;
-- ``("pixels", SignalSeries, [Event])`` after the pixel pass, when it was asked for;
+- ``("pixels", SignalSeries, [Event])`` after the pixel pass, when it was asked for (its
+  per-frame signals are measured in a second thread while decoding goes on);
 - ``("error", "input" | "internal", one line)`` instead of what could not be done.
 
 Run ``python -m gaze.video.decode_process`` only as the parent starts it.
@@ -22,10 +23,12 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import queue
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,6 +37,7 @@ from typing import IO, Any
 import gaze
 from gaze.errors import GazeInputError
 from gaze.video.clip import DecodedClip, WindowSink, check_video_path
+from gaze.video.signals import SignalMeter
 from gaze.video.spill import BlobStore, FrameStore
 from gaze.video.windows import SamplingSettings
 
@@ -81,8 +85,12 @@ def _serve(request: DecodeRequest, out: IO[bytes]) -> None:
         _send(out, ("window", window, jpegs, grid))
         sent.update(jpegs)
 
+    meter = SignalMeter()
     try:
-        clip = open_clip(request.path, request.settings, encode=True, on_window=hand_over)
+        with _Beside(meter.add if request.pixels else None) as measure:
+            clip = open_clip(
+                request.path, request.settings, encode=True, on_window=hand_over, on_thumb=measure
+            )
     except GazeInputError as exc:
         _send(out, ("error", "input", str(exc)))
         return
@@ -90,8 +98,41 @@ def _serve(request: DecodeRequest, out: IO[bytes]) -> None:
     light = replace(clip, jpegs={}, analysis=replace(clip.analysis, thumbs=FrameStore()))
     _send(out, ("clip", light, rest))
     if request.pixels:
-        signals, events = measure_pixels(clip)
+        signals, events = measure_pixels(clip, meter.series(clip.analysis))
         _send(out, ("pixels", signals, events))
+
+
+class _Beside:
+    """Runs ``work`` on each item in a thread of its own, beside the decoding loop that hands
+    the items over (OpenCV releases the interpreter lock: the two share the cores)."""
+
+    def __init__(self, work: Callable[[Any], None] | None) -> None:
+        self.work = work
+        self.items: queue.Queue[Any] = queue.Queue(maxsize=256)  # bounded: memory stays flat
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="gaze-signals", daemon=True)
+
+    def _run(self) -> None:
+        while (item := self.items.get()) is not None:
+            if self.error is None and self.work is not None:
+                try:
+                    self.work(item)
+                except BaseException as exc:  # raised in the decoding thread at the end
+                    self.error = exc
+
+    def __enter__(self) -> Callable[[Any], None] | None:
+        if self.work is None:
+            return None
+        self.thread.start()
+        return self.items.put
+
+    def __exit__(self, *exc: object) -> None:
+        if self.work is None:
+            return
+        self.items.put(None)
+        self.thread.join()
+        if self.error is not None and exc[0] is None:
+            raise self.error
 
 
 def main() -> None:

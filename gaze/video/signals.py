@@ -74,50 +74,73 @@ def channel_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.max(cv2.max(b_, g_), r_))
 
 
+class SignalMeter:
+    """The per-step signals, one thumbnail at a time (decoding can hand them over as it goes);
+    ``series`` then gives exactly what ``compute_signals`` gives for the same frames."""
+
+    def __init__(self) -> None:
+        # A fresh DIS instance per clip: its state never carries over between clips.
+        self._flow = cv2.DISOpticalFlow.create(cv2.DISOPTICAL_FLOW_PRESET_FAST)
+        self._previous: tuple[np.ndarray, np.ndarray] | None = None
+        self._rows: list[tuple[float, float, float, float, float]] = []
+
+    def add(self, current: np.ndarray) -> None:
+        grey = cv2.cvtColor(current, cv2.COLOR_BGR2GRAY)
+        if self._previous is None:
+            self._rows.append((0.0, 0.0, 0.0, 0.0, 0.0))
+            self._previous = current, grey
+            return
+        previous, previous_grey = self._previous
+        # |a - b| of uint8 frames is exact in uint8: no float copy is needed
+        diff = float(cv2.absdiff(grey, previous_grey).mean())
+        moved = channel_change(current, previous) > CHANGE_LEVEL
+        changed = np.count_nonzero(moved) / float(grey.size)
+        motion = sx = sy = 0.0
+        # A repeated picture has no motion, and flow is the costliest signal: skip repeats.
+        if diff >= SAME_PICTURE_DIFF:
+            field = np.asarray(self._flow.calc(previous_grey, grey, None))  # type: ignore[call-overload]
+            motion = float(cv2.magnitude(field[..., 0], field[..., 1]).mean())
+            # The median flow vector is the camera's motion as long as less than half the image
+            # moves on its own (a robot arm rarely covers half the view).
+            sx, sy = (float(v) for v in np.median(field.reshape(-1, 2), axis=0))
+        self._rows.append((diff, changed, motion, sx, sy))
+        self._previous = current, grey
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def series(
+        self, frames: AnalysisFrames, step_start_s: np.ndarray | None = None
+    ) -> SignalSeries:
+        """The signals of ``frames``, whose thumbnails are the ones added, in order."""
+        if len(self._rows) != len(frames.thumbs):
+            raise ValueError(f"{len(self._rows)} thumbnails measured, {len(frames.thumbs)} given")
+        rows = np.asarray(self._rows, dtype=np.float64).reshape(-1, 5)
+        contrast = frames.contrast
+        sharpness = frames.sharpness / (contrast**2 + 1.0)
+        if step_start_s is None:
+            step_start_s = np.concatenate([frames.times_s[:1], frames.times_s[:-1]])
+        return SignalSeries(
+            times_s=frames.times_s,
+            step_start_s=step_start_s,
+            frame_diff=rows[:, 0].copy(),
+            changed_fraction=rows[:, 1].copy(),
+            motion=rows[:, 2].copy(),
+            shift_x=rows[:, 3].copy(),
+            shift_y=rows[:, 4].copy(),
+            sharpness=sharpness,
+            brightness=frames.brightness,
+            contrast=contrast,
+        )
+
+
 def compute_signals(frames: AnalysisFrames, step_start_s: np.ndarray | None = None) -> SignalSeries:
     """Every per-step signal in one pass over the frames, two at a time (a long clip's frames
     are never all in memory)."""
-    thumbs = frames.thumbs
-    n = len(thumbs)
-    frame_diff, changed = np.zeros(n), np.zeros(n)
-    motion = np.zeros(n)
-    sx, sy = np.zeros(n), np.zeros(n)
-    # A fresh DIS instance per clip: its state never carries over between clips.
-    flow = cv2.DISOpticalFlow.create(cv2.DISOPTICAL_FLOW_PRESET_FAST)
-    if n:
-        previous = thumbs[0]
-        previous_grey = cv2.cvtColor(previous, cv2.COLOR_BGR2GRAY)
-    for i in range(1, n):
-        current = thumbs[i]
-        grey = cv2.cvtColor(current, cv2.COLOR_BGR2GRAY)
-        # |a - b| of uint8 frames is exact in uint8: no float copy is needed
-        frame_diff[i] = float(cv2.absdiff(grey, previous_grey).mean())
-        moved = channel_change(current, previous) > CHANGE_LEVEL
-        changed[i] = np.count_nonzero(moved) / float(grey.size)
-        # A repeated picture has no motion, and flow is the costliest signal: skip repeats.
-        if frame_diff[i] >= SAME_PICTURE_DIFF:
-            field = np.asarray(flow.calc(previous_grey, grey, None))  # type: ignore[call-overload]
-            motion[i] = float(cv2.magnitude(field[..., 0], field[..., 1]).mean())
-            # The median flow vector is the camera's motion as long as less than half the image
-            # moves on its own (a robot arm rarely covers half the view).
-            sx[i], sy[i] = np.median(field.reshape(-1, 2), axis=0)
-        previous, previous_grey = current, grey
-    contrast = frames.contrast
-    sharpness = frames.sharpness / (contrast**2 + 1.0)
-    if step_start_s is None:
-        step_start_s = np.concatenate([frames.times_s[:1], frames.times_s[:-1]])
-    return SignalSeries(
-        times_s=frames.times_s,
-        step_start_s=step_start_s,
-        frame_diff=frame_diff,
-        changed_fraction=changed,
-        motion=motion,
-        shift_x=sx,
-        shift_y=sy,
-        sharpness=sharpness,
-        brightness=frames.brightness,
-        contrast=contrast,
-    )
+    meter = SignalMeter()
+    for i in range(len(frames.thumbs)):
+        meter.add(frames.thumbs[i])
+    return meter.series(frames, step_start_s)
 
 
 def distinct_steps(

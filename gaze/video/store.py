@@ -51,9 +51,10 @@ def read_first_frame(path: str, max_side: int) -> np.ndarray:
     return resize_max_side(frame, max_side)
 
 
-def measure_pixels(clip: DecodedClip) -> PixelEvidence:
-    """Pixel signals and candidate events of a decoded clip (pure CPU work)."""
-    signals = compute_signals(clip.analysis)
+def measure_pixels(clip: DecodedClip, signals: SignalSeries | None = None) -> PixelEvidence:
+    """Pixel signals and candidate events of a decoded clip (pure CPU work); pass ``signals``
+    when they were measured while decoding."""
+    signals = compute_signals(clip.analysis) if signals is None else signals
     return signals, detect(clip.analysis, signals)
 
 

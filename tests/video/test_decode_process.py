@@ -115,3 +115,20 @@ def test_closing_the_store_stops_its_child(long_clip):
 
     code = asyncio.run(run())
     assert seen.is_set() and code is not None and code != 0
+
+
+def test_an_error_measuring_beside_decoding_is_raised_not_lost():
+    from gaze.video.decode_process import _Beside
+
+    measured: list[int] = []
+
+    def measure(item: int) -> None:
+        if item == 3:
+            raise ValueError("thumbnail 3 has no pixels")
+        measured.append(item)
+
+    with pytest.raises(ValueError, match="thumbnail 3"), _Beside(measure) as put:
+        assert put is not None
+        for item in range(6):
+            put(item)
+    assert measured == [0, 1, 2]  # nothing measured after the error
