@@ -77,8 +77,17 @@ def _show_warnings() -> None:
         logger.addHandler(_Warnings(logging.WARNING))
 
 
+DECODING_COMMANDS = {"diagnose"}
+"""Commands whose first work is decoding a clip: a decoding child starts before their imports."""
+
+
 def run(argv: list[str] | None = None) -> int:
     _show_warnings()
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] and args[0] in DECODING_COMMANDS and "--help" not in args and "-h" not in args:
+        from gaze.video import decoder_pool
+
+        decoder_pool.warm()
     try:
         result = cli.main(args=argv, prog_name="gaze", standalone_mode=False)
         return result if isinstance(result, int) else 0

@@ -5,15 +5,17 @@ back the interpreter lock; beside the imports and HTTP work of a starting run th
 their own time (a 60 s clip: 0.47 s alone, 1.35 s in ``gaze diagnose``). In a child they run on
 another core, and a decoder that crashes on a corrupt file takes only the child down.
 
-Protocol (one child per clip): the parent writes one pickled ``DecodeRequest`` on the child's
-stdin; the child writes length-prefixed pickled messages on its own copy of stdout:
+Protocol (one clip at a time per child; children are reused, ``gaze.video.decoder_pool``): the
+parent writes a length-prefixed pickled ``(DecodeRequest,)`` on the child's stdin; the child
+writes length-prefixed pickled messages on its own copy of stdout:
 
 - ``("window", Window, {frame index: jpeg}, grid jpeg or None)`` as each window completes;
 - ``("clip", DecodedClip, {frame index: jpeg})`` when decoding ends: the clip without its
   analysis thumbnails (they stay in the child) and the JPEGs not yet handed over;
 - ``("pixels", SignalSeries, [Event])`` after the pixel pass, when it was asked for (its
   per-frame signals are measured in a second thread while decoding goes on);
-- ``("error", "input" | "internal", one line)`` instead of what could not be done.
+- ``("error", "input" | "internal", one line)`` instead of what could not be done;
+- ``("done",)`` when it is ready for the next clip.
 
 Run ``python -m gaze.video.decode_process`` only as the parent starts it.
 """
@@ -25,17 +27,15 @@ import os
 import pickle
 import queue
 import struct
-import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
-import gaze
 from gaze.errors import GazeInputError
+from gaze.video import decoder_pool
 from gaze.video.clip import DecodedClip, WindowSink, check_video_path
 from gaze.video.signals import SignalMeter
 from gaze.video.spill import BlobStore, FrameStore
@@ -139,21 +139,23 @@ def main() -> None:
     # the protocol gets its own copy of stdout; anything a library prints goes to stderr
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    request = pickle.load(sys.stdin.buffer)  # noqa: S301  (written by our parent)
-    try:
-        _serve(request, out)
-    except Exception as exc:  # the parent reports it; the child has no one else to tell
-        _send(out, ("error", "internal", f"{type(exc).__name__}: {exc}"))
+    while (request := _receive(sys.stdin.buffer)) is not None:  # one clip after another
+        try:
+            _serve(request[0], out)
+        except Exception as exc:  # the parent reports it; the child has no one else to tell
+            _send(out, ("error", "internal", f"{type(exc).__name__}: {exc}"))
+        _send(out, ("done",))
     out.close()
 
 
 class DecodeJob:
-    """One clip decoded by a child process. ``run`` blocks (call it in a worker thread); the
-    callbacks are called from that thread as the child's messages arrive."""
+    """One clip decoded by a child process (``gaze.video.decoder_pool``). ``run`` blocks (call
+    it in a worker thread); the callbacks are called from that thread as the child's messages
+    arrive."""
 
     def __init__(self, request: DecodeRequest) -> None:
         self.request = request
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._decoder: decoder_pool.Decoder | None = None
         self._killed = False
         self._finished = False
         self.jpegs = BlobStore()
@@ -170,36 +172,27 @@ class DecodeJob:
         check_video_path(path)
         if self._killed:
             return
-        package_root = str(Path(gaze.__file__).resolve().parents[1])
-        env = dict(os.environ)  # the child imports this very gaze, wherever it came from
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
-        with tempfile.TemporaryFile() as errors:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "gaze.video.decode_process"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=errors,
-                env=env,
-            )
-            self._proc = proc
-            with proc:  # closes the pipes and reaps the child, whatever happens
-                try:
-                    assert proc.stdin is not None and proc.stdout is not None
-                    if self._killed:  # kill() came while the child was starting
-                        return
-                    with contextlib.suppress(BrokenPipeError), proc.stdin:  # the child died
-                        pickle.dump(self.request, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-                    self._read(proc.stdout, on_window, on_clip, on_pixels)
-                finally:
-                    if proc.poll() is None:
-                        proc.kill()
-            code = proc.returncode
-            errors.seek(0)
-            tail = errors.read()[-2000:].decode(errors="replace").strip().splitlines()
-        if self._finished or self._killed:
-            return
-        why = tail[-1] if tail else f"exit code {code}"
-        raise DecoderStopped(f"{path}: the decoder stopped before the end of the clip ({why})")
+        decoder = decoder_pool.take()
+        self._decoder = decoder
+        self._finished = False
+        try:
+            if self._killed:  # kill() came while the child was being found
+                return
+            with contextlib.suppress(BrokenPipeError):  # it died: reading finds out how
+                _send(decoder.requests, (self.request,))
+            error = self._read(decoder.replies, on_window, on_clip, on_pixels)
+            if error is not None:
+                raise error
+            if not self._finished and not self._killed:
+                raise DecoderStopped(
+                    f"{path}: the decoder stopped before the end of the clip "
+                    f"({decoder.last_words()})"
+                )
+        finally:
+            if self._finished and not self._killed:  # ready for the next clip
+                decoder_pool.give_back(decoder)
+            else:
+                decoder.close()
 
     def _read(
         self,
@@ -207,35 +200,40 @@ class DecodeJob:
         on_window: WindowSink,
         on_clip: Callable[[DecodedClip], None],
         on_pixels: Callable[[Any, list[Any]], None],
-    ) -> None:
-        jpegs = self.jpegs
+    ) -> Exception | None:
+        """Read up to the child's "done"; the error it reported, if any."""
+        error: Exception | None = None
         while (message := _receive(source)) is not None:
             kind = message[0]
             if kind == "window":
                 _, window, frames, grid = message
                 for index, blob in frames.items():
-                    jpegs[index] = blob
+                    self.jpegs[index] = blob
                 on_window(window, frames, grid)
             elif kind == "clip":
                 _, clip, rest = message
                 for index, blob in rest.items():
-                    jpegs[index] = blob
-                on_clip(replace(clip, jpegs=jpegs))
-                self._finished = not self.request.pixels
+                    self.jpegs[index] = blob
+                on_clip(replace(clip, jpegs=self.jpegs))
             elif kind == "pixels":
                 on_pixels(message[1], message[2])
-                self._finished = True
             elif kind == "error":
+                what = message[2]
+                error = (
+                    GazeInputError(what)
+                    if message[1] == "input"
+                    else RuntimeError(f"decoding {self.request.path} failed: {what}")
+                )
+            elif kind == "done":
                 self._finished = True
-                if message[1] == "input":
-                    raise GazeInputError(message[2])
-                raise RuntimeError(f"decoding {self.request.path} failed: {message[2]}")
+                return error
+        return error
 
     def kill(self) -> None:
         """Stop the child (a run that closes before its clip is decoded)."""
         self._killed = True
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.kill()
+        if self._decoder is not None:
+            self._decoder.kill()
 
 
 if __name__ == "__main__":

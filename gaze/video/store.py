@@ -89,6 +89,13 @@ class _Decoding:
         if not self.pixels.done():
             self.pixels.set_result((signals, events))
 
+    def delivered(self) -> bool:
+        """Whether the job has handed over everything it was asked for."""
+        asked: list[asyncio.Future[Any]] = [self.clip]
+        if self.job.request.pixels:
+            asked.append(self.pixels)
+        return all(f.done() for f in asked)
+
     def ended(self, error: BaseException | None) -> None:
         """The job is over: whatever it did not deliver fails with its error."""
         for future in (self.clip, self.pixels):
@@ -204,7 +211,8 @@ class ClipStore:
     def close(self) -> None:
         """Drop every decoded frame (tasks still running are cancelled, children stopped)."""
         for state in self._decoding.values():
-            state.job.kill()
+            if not state.delivered():  # a child that delivered all is kept for the next clip
+                state.job.kill()
         for task in self._tasks.values():
             task.cancel()
         self._tasks.clear()

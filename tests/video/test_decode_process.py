@@ -4,6 +4,7 @@ pixel evidence as decoding here, and a one-line error for a file or a decoder th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from pathlib import Path
 
@@ -84,7 +85,7 @@ def test_a_decoder_that_dies_fails_its_clip_in_one_line(long_clip):
         state = store.start(str(long_clip))
         try:
             async for _ in store.windows(str(long_clip)):  # the child is decoding: kill it
-                proc = state.job._proc
+                proc = state.job._decoder.proc
                 assert proc is not None
                 proc.kill()
                 break
@@ -109,7 +110,7 @@ def test_closing_the_store_stops_its_child(long_clip):
             seen.set()
             break
         store.close()  # a run that ends (or fails) before its clip is decoded
-        proc = state.job._proc
+        proc = state.job._decoder.proc
         await asyncio.to_thread(proc.wait, 10)
         return proc.returncode
 
@@ -132,3 +133,34 @@ def test_an_error_measuring_beside_decoding_is_raised_not_lost():
         for item in range(6):
             put(item)
     assert measured == [0, 1, 2]  # nothing measured after the error
+
+
+def test_a_child_serves_the_next_clip_unless_it_was_stopped(long_clip, tmp_path):
+    from gaze.video import decoder_pool
+
+    fake = tmp_path / "notes.mp4"
+    fake.write_text("not a video\n" * 50)
+
+    async def pid_after(video: Path, kill: bool = False) -> int:
+        store = ClipStore(SamplingSettings())
+        state = store.start(str(video))
+        try:
+            if kill:
+                async for _ in store.windows(str(video)):
+                    break
+                pid = state.job._decoder.proc.pid
+                store.close()
+                return pid
+            with contextlib.suppress(GazeInputError):
+                await store.pixel_evidence(str(video))
+            return state.job._decoder.proc.pid
+        finally:
+            store.close()
+
+    first = asyncio.run(pid_after(long_clip))
+    after_bad_file = asyncio.run(pid_after(fake))  # a clean one-line refusal: still reusable
+    killed = asyncio.run(pid_after(long_clip, kill=True))
+    after_kill = asyncio.run(pid_after(long_clip))
+    assert first == after_bad_file == killed  # one warm child served all three
+    assert after_kill != killed  # a child stopped mid-clip is never handed out again
+    assert all(d.alive() for d in decoder_pool._idle)

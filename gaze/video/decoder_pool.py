@@ -1,0 +1,124 @@
+"""Decoding children that outlive one clip: a process that has decoded a clip has paid for its
+start (about 0.3 s of imports) and for OpenCV's first use (about 0.2 s more on the first
+decode); the next clip of the same process reuses it. Light on purpose (no cv2, numpy or
+pydantic): ``gaze diagnose`` starts a child here before its own imports.
+
+A child serves one clip at a time; it is returned after a clip that ended cleanly and dropped
+after one that did not (killed, crashed, or cut short). A child whose parent exits sees its
+stdin close and exits too.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import IO
+
+MAX_IDLE = max(2, os.cpu_count() or 2)
+"""Children kept waiting for the next clip (more in flight at once are started, then ended)."""
+
+_idle: list[Decoder] = []
+_lock = threading.Lock()
+
+
+class Decoder:
+    """One child process (``python -m gaze.video.decode_process``)."""
+
+    def __init__(self) -> None:
+        import gaze
+
+        package_root = str(Path(gaze.__file__).resolve().parents[1])
+        env = dict(os.environ)  # the child imports this very gaze, wherever it came from
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        self.errors: IO[bytes] | None = None
+        with contextlib.suppress(OSError):  # a full disk: the child's last words are lost
+            self.errors = tempfile.TemporaryFile()  # noqa: SIM115  (closed with the child)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "gaze.video.decode_process"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.errors or subprocess.DEVNULL,
+            env=env,
+        )
+
+    @property
+    def requests(self) -> IO[bytes]:
+        assert self.proc.stdin is not None
+        return self.proc.stdin
+
+    @property
+    def replies(self) -> IO[bytes]:
+        assert self.proc.stdout is not None
+        return self.proc.stdout
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def last_words(self) -> str:
+        """The last line the child wrote on stderr, or its exit code."""
+        lines: list[str] = []
+        if self.errors is not None:
+            self.errors.seek(0)
+            lines = self.errors.read()[-2000:].decode(errors="replace").strip().splitlines()
+        return lines[-1] if lines else f"exit code {self.proc.returncode}"
+
+    def kill(self) -> None:
+        if self.alive():
+            self.proc.kill()
+
+    def close(self) -> None:
+        """End the child and release its pipes."""
+        self.kill()
+        with self.proc:  # closes the pipes and reaps the child
+            pass
+        if self.errors is not None:
+            self.errors.close()
+
+
+def take() -> Decoder:
+    """An idle child, or a new one."""
+    with _lock:
+        while _idle:
+            decoder = _idle.pop()
+            if decoder.alive():
+                return decoder
+            decoder.close()
+    return Decoder()
+
+
+def give_back(decoder: Decoder) -> None:
+    """A child whose last clip ended cleanly waits for the next one."""
+    with _lock:
+        if decoder.alive() and len(_idle) < MAX_IDLE:
+            _idle.append(decoder)
+            return
+    decoder.close()
+
+
+@atexit.register
+def _close_idle() -> None:
+    with _lock:
+        idle = list(_idle)
+        _idle.clear()
+    for decoder in idle:
+        decoder.close()
+
+
+def warm() -> None:
+    """Start a child now, so that it has imported what it needs when the first clip comes (a
+    child that cannot start now is started, or reported, when a clip needs it)."""
+    with _lock:
+        if _idle:
+            return
+    try:
+        decoder = Decoder()
+    except OSError:
+        return
+    with _lock:
+        _idle.append(decoder)
