@@ -1,7 +1,7 @@
 """How close a diagnosis gets to its critical path, with a backbone of fixed latency.
 
     python bench/graph_latency.py [--latency 0.5] [--concurrency 32] [--durations 8 30 60]
-                                  [--via inprocess http cli]
+                                  [--via inprocess http cli] [--repeat 3] [--against DIR]
 
 Every call takes ``latency`` seconds and is answered with small valid outputs (each specialist
 proposes one hypothesis so the critic runs too). The critical path is five calls (grounding ->
@@ -13,6 +13,12 @@ wall / (critical-path calls x latency), target <= 1.3. Three routes:
   waits ``latency`` before each answer (start-up check included);
 - ``cli``: the whole ``gaze diagnose`` command as a new process against that server
   (interpreter start, imports, start-up check, report writing included).
+
+Each figure is the median of ``--repeat`` runs (the spread is printed beside it): single runs on
+a shared 2-core machine vary by 0.1-0.3 s. ``--against DIR`` also times the whole command of
+another checkout of gaze (``git worktree add DIR REV``; compile it first with ``python -m
+compileall DIR/gaze``, or every run pays for compiling it), run by run beside this one, so that
+the machine's load falls on both alike.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -114,12 +122,19 @@ async def over_http(clip: Path, url: str, concurrency: int) -> float:
     return time.perf_counter() - started
 
 
-def whole_command(clip: Path, url: str, concurrency: int, out: Path) -> float:
+def whole_command(
+    clip: Path, url: str, concurrency: int, out: Path, checkout: Path | None = None
+) -> float:
     argv = [sys.executable, "-m", "gaze", "diagnose", str(clip), "-i", INSTRUCTION]
     argv += ["--model", "openai:bench", "--base-url", url, "--no-cache"]
     argv += ["--concurrency", str(concurrency), "--out", str(out)]
+    env = dict(os.environ)
+    if checkout is not None:  # that checkout's gaze first (and not the one in the cwd)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(checkout), env.get("PYTHONPATH")]))
     started = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        argv, capture_output=True, text=True, check=False, env=env, cwd=out.parent
+    )
     wall = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"gaze diagnose failed: {done.stderr.strip()[-400:]}")
@@ -131,6 +146,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[32])
     parser.add_argument("--durations", type=float, nargs="+", default=[8, 30, 60])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument("--against", type=Path, help="another checkout's whole command, beside")
     parser.add_argument(
         "--via",
         nargs="+",
@@ -151,27 +168,52 @@ def main(argv: list[str]) -> None:
         )
         print(
             f"{'route':>9s} {'clip':>6s} {'conc':>5s} {'calls':>6s} {'wall s':>7s} "
-            f"{'wall/ideal':>11s}"
+            f"{'wall/ideal':>11s} {'runs (min-max)':>15s}"
         )
         for duration in args.durations:
             clip = Path(tmp) / f"clip_{duration:g}s.mp4"
             forge_clip(clip, seed=1, failures=[], duration_s=duration)
             for concurrency in args.concurrency:
                 for via in args.via:
-                    before = len(server.seen)
-                    if via == "inprocess":
-                        wall, calls = asyncio.run(in_process(clip, args.latency, concurrency))
-                    else:
-                        if via == "http":
-                            wall = asyncio.run(over_http(clip, url, concurrency))
-                        else:
-                            wall = whole_command(clip, url, concurrency, Path(tmp) / "r.json")
-                        calls = len(server.seen) - before
-                    print(
-                        f"{via:>9s} {duration:>5g}s {concurrency:>5d} {calls:>6d} "
-                        f"{wall:>7.2f} {wall / ideal:>11.2f}",
-                        flush=True,
-                    )
+                    rows: dict[str, list[float]] = {via: []}
+                    if via == "cli" and args.against is not None:
+                        rows[f"cli@{args.against.name}"] = []
+                    for _ in range(max(1, args.repeat)):
+                        for row in rows:
+                            checkout = args.against if "@" in row else None
+                            wall, calls = run_once(
+                                via, clip, url, concurrency, server, args, tmp, checkout
+                            )
+                            rows[row].append(wall)
+                    for row, walls in rows.items():
+                        wall = statistics.median(walls)
+                        print(
+                            f"{row:>9s} {duration:>5g}s {concurrency:>5d} {calls:>6d} "
+                            f"{wall:>7.2f} {wall / ideal:>11.2f} "
+                            f"{min(walls):>7.2f}-{max(walls):.2f}",
+                            flush=True,
+                        )
+
+
+def run_once(
+    via: str,
+    clip: Path,
+    url: str,
+    concurrency: int,
+    server: StandIn,
+    args: Any,
+    tmp: str,
+    checkout: Path | None = None,
+) -> tuple[float, int]:
+    """(wall seconds, calls the backbone or the server saw) of one diagnosis."""
+    if via == "inprocess":
+        return asyncio.run(in_process(clip, args.latency, concurrency))
+    before = len(server.seen)
+    if via == "http":
+        wall = asyncio.run(over_http(clip, url, concurrency))
+    else:
+        wall = whole_command(clip, url, concurrency, Path(tmp) / "r.json", checkout)
+    return wall, len(server.seen) - before
 
 
 if __name__ == "__main__":

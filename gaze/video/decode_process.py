@@ -172,7 +172,9 @@ class DecodeJob:
         check_video_path(path)
         if self._killed:
             return
-        decoder = decoder_pool.take()
+        decoder = decoder_pool.take(stop=lambda: self._killed)
+        if decoder is None:  # killed while waiting for a child
+            return
         self._decoder = decoder
         self._finished = False
         try:
@@ -189,10 +191,7 @@ class DecodeJob:
                     f"({decoder.last_words()})"
                 )
         finally:
-            if self._finished and not self._killed:  # ready for the next clip
-                decoder_pool.give_back(decoder)
-            else:
-                decoder.close()
+            decoder_pool.give_back(decoder, reusable=self._finished and not self._killed)
 
     def _read(
         self,

@@ -4,8 +4,8 @@ decode); the next clip of the same process reuses it. Light on purpose (no cv2, 
 pydantic): ``gaze diagnose`` starts a child here before its own imports.
 
 A child serves one clip at a time; it is returned after a clip that ended cleanly and dropped
-after one that did not (killed, crashed, or cut short). A child whose parent exits sees its
-stdin close and exits too.
+after one that did not (killed, crashed, or cut short). At most MAX_BUSY clips decode at once
+per process. A child whose parent exits sees its stdin close and exits too.
 """
 
 from __future__ import annotations
@@ -17,14 +17,21 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-MAX_IDLE = max(2, os.cpu_count() or 2)
-"""Children kept waiting for the next clip (more in flight at once are started, then ended)."""
+MAX_BUSY = max(2, os.cpu_count() or 2)
+"""Clips decoding at once in this process; more clips in flight wait for a child. Each child
+keeps about one core busy, and every child started costs half a second of CPU before its first
+frame: on a 2-core machine, eight children started for eight clips in flight cost more than
+they gave (`bench/fleet_throughput.py`)."""
+MAX_IDLE = MAX_BUSY
+"""Children kept waiting for the next clip."""
 
 _idle: list[Decoder] = []
 _lock = threading.Lock()
+_busy = threading.BoundedSemaphore(MAX_BUSY)
 
 
 class Decoder:
@@ -81,24 +88,36 @@ class Decoder:
             self.errors.close()
 
 
-def take() -> Decoder:
-    """An idle child, or a new one."""
-    with _lock:
-        while _idle:
-            decoder = _idle.pop()
-            if decoder.alive():
-                return decoder
-            decoder.close()
-    return Decoder()
+def take(stop: Callable[[], bool]) -> Decoder | None:
+    """An idle child, or a new one, once fewer than MAX_BUSY are decoding; None when ``stop()``
+    turns true while waiting."""
+    while not _busy.acquire(timeout=0.1):
+        if stop():
+            return None
+    try:
+        with _lock:
+            while _idle:
+                decoder = _idle.pop()
+                if decoder.alive():
+                    return decoder
+                decoder.close()
+        return Decoder()
+    except BaseException:
+        _busy.release()
+        raise
 
 
-def give_back(decoder: Decoder) -> None:
-    """A child whose last clip ended cleanly waits for the next one."""
-    with _lock:
-        if decoder.alive() and len(_idle) < MAX_IDLE:
-            _idle.append(decoder)
-            return
-    decoder.close()
+def give_back(decoder: Decoder, reusable: bool) -> None:
+    """A child ``take`` gave: kept for the next clip when its last one ended cleanly, else
+    ended."""
+    try:
+        with _lock:
+            if reusable and decoder.alive() and len(_idle) < MAX_IDLE:
+                _idle.append(decoder)
+                return
+        decoder.close()
+    finally:
+        _busy.release()
 
 
 @atexit.register

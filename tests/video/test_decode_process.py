@@ -164,3 +164,22 @@ def test_a_child_serves_the_next_clip_unless_it_was_stopped(long_clip, tmp_path)
     assert first == after_bad_file == killed  # one warm child served all three
     assert after_kill != killed  # a child stopped mid-clip is never handed out again
     assert all(d.alive() for d in decoder_pool._idle)
+
+
+def test_clips_past_the_busy_limit_wait_for_a_child(long_clip, monkeypatch):
+    from gaze.video import decoder_pool
+
+    monkeypatch.setattr(decoder_pool, "_busy", threading.BoundedSemaphore(1))
+
+    async def both() -> list[int]:
+        stores = [ClipStore(SamplingSettings()) for _ in range(2)]
+        states = [store.start(str(long_clip)) for store in stores]
+        try:
+            await asyncio.gather(*(store.pixel_evidence(str(long_clip)) for store in stores))
+            return [state.job._decoder.proc.pid for state in states]
+        finally:
+            for store in stores:
+                store.close()
+
+    first, second = asyncio.run(both())
+    assert first == second  # one child decoded both clips, one after the other
