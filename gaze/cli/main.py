@@ -78,13 +78,20 @@ def _show_warnings() -> None:
 
 
 DECODING_COMMANDS = {"diagnose"}
-"""Commands whose first work is decoding a clip: a decoding child starts before their imports."""
+"""Commands whose first work with a model is decoding a clip in a child process: the child starts
+before their imports (the pixel default, without a model, decodes in the command itself)."""
+
+
+def _decodes_in_a_child(args: list[str]) -> bool:
+    if not args or args[0] not in DECODING_COMMANDS or {"--help", "-h"} & set(args):
+        return False
+    named = any(a == "--model" or a.startswith("--model=") for a in args)
+    return named or bool(os.environ.get("GAZE_MODEL"))
 
 
 def run(argv: list[str] | None = None) -> int:
     _show_warnings()
-    args = sys.argv[1:] if argv is None else argv
-    if args[:1] and args[0] in DECODING_COMMANDS and "--help" not in args and "-h" not in args:
+    if _decodes_in_a_child(sys.argv[1:] if argv is None else argv):
         from gaze.video import decoder_pool
 
         decoder_pool.warm()

@@ -104,9 +104,10 @@ def open_clip(
     """Decode ``path`` once; raise GazeInputError (one line) for anything unusable.
 
     With ``on_window`` (and ``encode``), each window is handed over while decoding goes on, as
-    soon as a frame of a later window is sampled; the windows still open at the end are not
-    (they are in the result). A handed-over window equals the result's window of that index,
-    except where a container's timestamps contradict its frame count; callers compare.
+    soon as a frame of a later window is sampled, with its JPEGs, which the result then does not
+    keep; the windows still open at the end are not (they are in the result). A handed-over
+    window equals the result's window of that index, except where a container's timestamps
+    contradict its frame count; callers compare.
     ``on_thumb`` gets each analysis thumbnail as it is stored (the pixel signals can be
     measured while decoding goes on)."""
     settings = settings or SamplingSettings()
@@ -283,8 +284,12 @@ def _decode(
     )
     if encode and settings.grid:
         for window in windows:
-            if handed.released.get(window.index) != window:  # not handed over as it is
+            if handed.released.get(window.index) == window:
+                continue  # handed over as it is, with its grid
+            grids.pop(window.index, None)
+            if all(i in jpegs for i in window.frame_indices):
                 grids[window.index] = _grid(window, jpegs, settings)
+            # else: frames of it were handed over and not kept; the sink's owner makes its grid
     return DecodedClip(info, windows, initial, analysis, flags, jpegs, grids)
 
 
@@ -319,6 +324,8 @@ class _Handover:
             {i: self.jpegs[i] for i in filling.frame_indices},
             self.grids.get(filling.index),
         )
+        for i in filling.frame_indices:  # handed over: the sink keeps them now
+            self.jpegs.discard(i)
         self.released[filling.index] = filling
         self.filling = None
 

@@ -37,6 +37,7 @@ from typing import IO, Any
 from gaze.errors import GazeInputError
 from gaze.video import decoder_pool
 from gaze.video.clip import DecodedClip, WindowSink, check_video_path
+from gaze.video.grid import window_grids
 from gaze.video.signals import SignalMeter
 from gaze.video.spill import BlobStore, FrameStore
 from gaze.video.windows import SamplingSettings
@@ -79,11 +80,8 @@ def _serve(request: DecodeRequest, out: IO[bytes]) -> None:
     from gaze.video.clip import open_clip
     from gaze.video.store import measure_pixels
 
-    sent: set[int] = set()
-
     def hand_over(window: Any, jpegs: dict[int, bytes], grid: bytes | None) -> None:
         _send(out, ("window", window, jpegs, grid))
-        sent.update(jpegs)
 
     meter = SignalMeter()
     try:
@@ -94,7 +92,7 @@ def _serve(request: DecodeRequest, out: IO[bytes]) -> None:
     except GazeInputError as exc:
         _send(out, ("error", "input", str(exc)))
         return
-    rest = {i: clip.jpegs[i] for i in clip.jpegs if i not in sent}
+    rest = {i: clip.jpegs[i] for i in clip.jpegs}  # the windows not handed over
     light = replace(clip, jpegs={}, analysis=replace(clip.analysis, thumbs=FrameStore()))
     _send(out, ("clip", light, rest))
     if request.pixels:
@@ -213,7 +211,7 @@ class DecodeJob:
                 _, clip, rest = message
                 for index, blob in rest.items():
                     self.jpegs[index] = blob
-                on_clip(replace(clip, jpegs=self.jpegs))
+                on_clip(self._completed(replace(clip, jpegs=self.jpegs)))
             elif kind == "pixels":
                 on_pixels(message[1], message[2])
             elif kind == "error":
@@ -227,6 +225,16 @@ class DecodeJob:
                 self._finished = True
                 return error
         return error
+
+    def _completed(self, clip: DecodedClip) -> DecodedClip:
+        """In grid mode, the grid of a window decoding saw otherwise than it handed it over (its
+        frames are here, no longer in the child)."""
+        settings = self.request.settings
+        missing = [w for w in clip.windows if settings.grid and w.index not in clip.grids]
+        if not missing:
+            return clip
+        grids = window_grids(missing, self.jpegs, settings.max_side, settings.jpeg_quality)
+        return replace(clip, grids={**clip.grids, **grids})
 
     def kill(self) -> None:
         """Stop the child (a run that closes before its clip is decoded)."""

@@ -154,6 +154,13 @@ class BlobStore:
             self._spill = _SpillFile()
         self._where[key] = (self._spill.write(blob), len(blob))
 
+    def discard(self, key: int) -> None:
+        """Forget ``key`` (its memory is freed; a blob on disk stays there until the store goes)."""
+        blob = self._memory.pop(key, None)
+        if blob is not None:
+            self._held -= len(blob)
+        self._where.pop(key, None)
+
     def __getitem__(self, key: int) -> bytes:
         if key in self._memory:
             return self._memory[key]

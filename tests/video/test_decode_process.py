@@ -183,3 +183,40 @@ def test_clips_past_the_busy_limit_wait_for_a_child(long_clip, monkeypatch):
 
     first, second = asyncio.run(both())
     assert first == second  # one child decoded both clips, one after the other
+
+
+def test_a_grid_the_child_could_not_make_is_made_from_the_frames_handed_over(long_clip):
+    import io
+    from dataclasses import replace
+
+    from gaze.video.decode_process import DecodeJob, DecodeRequest, _send
+    from gaze.video.grid import window_grid
+    from gaze.video.windows import Window
+
+    settings = SamplingSettings(grid=True)
+    here = open_clip(long_clip, settings, encode=True)
+    handed = here.windows[1]
+    # decoding saw window 1 end earlier than it was handed over (its frames left the child)
+    decoded = Window(
+        1, handed.start_s, handed.end_s - 0.5, handed.frame_indices[:-2], handed.timestamps_s[:-2]
+    )
+    stream = io.BytesIO()
+    frames = {i: here.jpegs[i] for i in handed.frame_indices}
+    _send(stream, ("window", handed, frames, here.grids[1]))
+    rest = {i: here.jpegs[i] for w in here.windows if w.index != 1 for i in w.frame_indices}
+    light = replace(
+        here,
+        windows=[here.windows[0], decoded, *here.windows[2:]],
+        jpegs={},
+        grids={k: v for k, v in here.grids.items() if k != 1},
+    )
+    _send(stream, ("clip", light, rest))
+    _send(stream, ("done",))
+    stream.seek(0)
+    got = []
+    job = DecodeJob(DecodeRequest(str(long_clip), settings, pixels=False))
+    assert job._read(stream, lambda *a: None, got.append, lambda *a: None) is None
+    grid = got[0].grids[1]
+    frames_kept = [here.jpegs[i] for i in decoded.frame_indices]
+    assert grid == window_grid(frames_kept, decoded.timestamps_s, 768, 85) != here.grids[1]
+    assert got[0].grids[0] == here.grids[0]
