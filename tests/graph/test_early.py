@@ -13,6 +13,20 @@ from gaze.graph.context import GazeContext
 from gaze.models.scripted import ScriptedBackbone, minimal_instance
 
 
+def _diagnose(video, instruction, respond, **context):
+    """(the scripted backbone, the report) of one adiagnose run with no cache."""
+    backbone = ScriptedBackbone(respond, model="early")
+    report = asyncio.run(
+        adiagnose(
+            video,
+            instruction,
+            backbones={"default": backbone},
+            context=GazeContext(use_cache=False, **context),
+        )
+    )
+    return backbone, report
+
+
 def test_grounding_is_asked_once_and_before_the_graph_runs(forge_dir, forge_rows, monkeypatch):
     import gaze.api
 
@@ -32,16 +46,8 @@ def test_grounding_is_asked_once_and_before_the_graph_runs(forge_dir, forge_rows
         return minimal_instance(request.json_schema)
 
     monkeypatch.setattr(gaze.api, "_load_graph", slow_graph_load)
-    backbone = ScriptedBackbone(respond, model="early")
     row = forge_rows["clean"]
-    report = asyncio.run(
-        adiagnose(
-            forge_dir / row.video,
-            row.instruction,
-            backbones={"default": backbone},
-            context=GazeContext(use_cache=False),
-        )
-    )
+    backbone, report = _diagnose(forge_dir / row.video, row.instruction, respond)
     asked = Counter(r.schema_name for r in backbone.requests)
     assert asked["TaskMemory"] == 1 and asked["SceneMemory"] == 1  # not asked again by nodes
     assert {"SceneMemory", "TaskMemory"} <= set(asked_before_graph)  # observers may follow
@@ -50,15 +56,12 @@ def test_grounding_is_asked_once_and_before_the_graph_runs(forge_dir, forge_rows
 
 
 def test_an_ablated_memory_is_not_asked_early(forge_dir, forge_rows):
-    backbone = ScriptedBackbone(lambda r: minimal_instance(r.json_schema), model="early")
     row = forge_rows["clean"]
-    asyncio.run(
-        adiagnose(
-            forge_dir / row.video,
-            row.instruction,
-            backbones={"default": backbone},
-            context=GazeContext(use_cache=False, use_scene_memory=False),
-        )
+    backbone, _ = _diagnose(
+        forge_dir / row.video,
+        row.instruction,
+        lambda r: minimal_instance(r.json_schema),
+        use_scene_memory=False,
     )
     asked = Counter(r.schema_name for r in backbone.requests)
     assert asked["TaskMemory"] == 1 and asked["SceneMemory"] == 0
@@ -80,16 +83,8 @@ def test_observers_start_before_the_graph_loads(forge_dir, forge_rows, monkeypat
         return minimal_instance(request.json_schema)
 
     monkeypatch.setattr(gaze.api, "_load_graph", graph_after_an_observer)
-    backbone = ScriptedBackbone(respond, model="early")
     row = forge_rows["clean"]
-    report = asyncio.run(
-        adiagnose(
-            forge_dir / row.video,
-            row.instruction,
-            backbones={"default": backbone},
-            context=GazeContext(use_cache=False),
-        )
-    )
+    backbone, report = _diagnose(forge_dir / row.video, row.instruction, respond)
     asked = Counter(r.schema_name for r in backbone.requests)
     windows = -(-report.clip.duration_s // 4)  # 4 s windows
     assert asked["WindowObservation"] == report.manifest.calls["observer"] == windows  # once each
@@ -116,14 +111,6 @@ def test_a_window_is_observed_while_later_windows_are_still_decoding(tmp_path, m
         return minimal_instance(request.json_schema)
 
     monkeypatch.setattr(store, "_Decoding", Recorded)
-    backbone = ScriptedBackbone(respond, model="early")
-    asyncio.run(
-        adiagnose(
-            video,
-            "put the block on the plate",
-            backbones={"default": backbone},
-            context=GazeContext(use_cache=False),
-        )
-    )
+    _diagnose(video, "put the block on the plate", respond)
     assert events.count("observer asked") == 23 and events.count("clip decoded") == 1
     assert events.index("observer asked") < events.index("clip decoded")
