@@ -46,6 +46,8 @@ class ObservedWindows:
         self.changed = asyncio.Event()
 
     def __call__(self, index: int) -> None:
+        if index in self.done:  # a window observed again (decoding saw it otherwise)
+            return
         self.done.append(index)
         self.changed.set()
 

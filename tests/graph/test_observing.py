@@ -48,11 +48,13 @@ def test_a_window_handed_over_otherwise_than_decoded_is_observed_again():
             async def no_memory():
                 return None
 
-            return await observe_windows(svc, ctx, "stack the cups", "clip.mp4", no_memory())
+            update = await observe_windows(svc, ctx, "stack the cups", "clip.mp4", no_memory())
+            return update, svc.observed.done
         finally:
             await caller.aclose()
 
-    update = asyncio.run(run())
+    update, progress = asyncio.run(run())
+    assert progress == [0, 1]  # window 1's progress note is sent once
     spans = [(o["window"], o["start_s"], o["end_s"]) for o in update["observations"]]
     assert spans == [(0, 0.0, 4.0), (1, 4.0, 7.5)]  # as decoded
     texts = [
