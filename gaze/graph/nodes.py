@@ -1,7 +1,7 @@
 """The diagnosis nodes up to routing. Each reads state and the run context, calls its agent, and
 returns only the fields its name promises; call records, prompts used and failures go to
-reducer fields. Nothing here blocks the event loop: decoding, image reads and the pixel pass
-run in worker threads through the run's clip store.
+reducer fields. Nothing here blocks the event loop: decoding and the pixel pass run in the
+clip's decoding child and image reads in worker threads, through the run's clip store.
 """
 
 from __future__ import annotations
