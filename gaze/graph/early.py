@@ -1,11 +1,12 @@
 """Work that starts before the graph does.
 
 Both grounding calls depend only on the instruction and the initial scene, and they begin every
-clip's critical path; decoding and the pixel pass depend only on the video. ``gaze.diagnose``
-starts all of them as soon as the run's services exist -- while the graph module (LangGraph and
-its dependencies, the largest import of a run) is still loading -- and the nodes take the
-results instead of doing the work again. A graph run nobody prepared (LangGraph Studio) does
-the same work in its nodes. Nothing here imports LangGraph.
+clip's critical path; decoding and the pixel pass depend only on the video, and each window's
+observer only on its frames and the task memory. ``gaze.diagnose`` starts the decoding before
+the SDK clients are built and the rest as soon as the run's services exist -- while the graph
+module (LangGraph and its dependencies, the largest import of a run) is still loading -- and the
+nodes take the results instead of doing the work again. A graph run nobody prepared (LangGraph
+Studio) does the same work in its nodes. Nothing here imports LangGraph.
 """
 
 from __future__ import annotations
@@ -60,12 +61,12 @@ async def ground(
 
 
 def start_early(inputs: Mapping[str, Any], svc: RunServices, ctx: GazeContext) -> None:
-    """Start the run's grounding calls, decoding, pixel pass and observers now; the nodes
-    collect them (the clip store computes each once, whoever asks first)."""
+    """Start the run's grounding calls and observers now; the nodes collect them. The caller
+    has started the clip's decoding (and pixel pass) with the run's store, before the SDK
+    clients were built (``gaze.api``)."""
     for kind in ("task", "scene"):
         if wants_memory(ctx, kind):
             svc.early[kind] = asyncio.ensure_future(ground(kind, inputs, svc, ctx))
-    svc.clips.start(inputs["video"])  # decoding (and the pixel pass) in a child process
     if diagnosing(ctx):
         task = svc.early.get("task")
         svc.early["observe"] = asyncio.ensure_future(

@@ -174,7 +174,6 @@ class DecodeJob:
         if decoder is None:  # killed while waiting for a child
             return
         self._decoder = decoder
-        self._finished = False
         try:
             if self._killed:  # kill() came while the child was being found
                 return

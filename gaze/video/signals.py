@@ -106,9 +106,6 @@ class SignalMeter:
         self._rows.append((diff, changed, motion, sx, sy))
         self._previous = current, grey
 
-    def __len__(self) -> int:
-        return len(self._rows)
-
     def series(
         self, frames: AnalysisFrames, step_start_s: np.ndarray | None = None
     ) -> SignalSeries:

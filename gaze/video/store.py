@@ -138,9 +138,11 @@ class ClipStore:
         """Start decoding ``path`` now (once per run; the first caller decides whether the
         pixel pass runs too, unless a later caller needs it). Call on the event loop."""
         pixels = self.pixels if pixels is None else pixels
-        for key in ((path, True), (path, False)) if not pixels else ((path, True),):
-            if key in self._decoding:
-                return self._decoding[key]
+        found = self._decoding.get((path, True)) or (
+            None if pixels else self._decoding.get((path, False))
+        )
+        if found is not None:  # a decoding with the pixel pass serves askers without it too
+            return found
         self.decodes += 1
         state = _Decoding(DecodeJob(DecodeRequest(path, self.sampling, pixels)))
         self._decoding[(path, pixels)] = state
@@ -167,7 +169,7 @@ class ClipStore:
             finally:
                 state.ended(error)
 
-        self._tasks[("decode-job", f"{path}|{pixels}")] = asyncio.ensure_future(run())
+        self._tasks[(f"decode-pixels-{pixels}", path)] = asyncio.ensure_future(run())
         return state
 
     async def decoded(self, path: str) -> DecodedClip:
