@@ -10,7 +10,8 @@ import pytest
 
 from gaze.bench.forge2 import KINDS, TYPE_OF, forge_frames, forge_set
 from gaze.bench.forge2.encode import encode
-from gaze.bench.forge2.forge import Look
+from gaze.bench.forge2.forge import Look, draft, forge_clip
+from gaze.bench.forge2.survive import SURVIVES, kept_share, surviving_share
 from gaze.matching.spans import frame_iou
 from gaze.pixel_diagnosis import diagnose_pixels
 from gaze.schema.inputs import ClipInput
@@ -111,3 +112,31 @@ def test_forge_v2_from_the_command_line(tmp_path, capsys):
     assert [r["metadata"]["injected"] for r in rows] == [[], ["teleportation"]]
     assert all(r["generator"] == "gaze-forge-v2" and (out / r["video"]).is_file() for r in rows)
     assert "wrote 2 clips (1 clean" in capsys.readouterr().err
+
+
+def test_kept_share_is_the_part_of_the_edit_that_decodes():
+    rng = np.random.default_rng(3)
+    clean = rng.integers(60, 200, (48, 64, 3)).astype(np.uint8)
+    edited = np.clip(clean + rng.normal(0, 40, clean.shape), 0, 255).astype(np.uint8)
+    halfway = ((clean.astype(np.float32) + edited) / 2).round().astype(np.uint8)
+    assert kept_share(edited, edited, clean) == pytest.approx(1.0)
+    assert kept_share(clean, edited, clean) == pytest.approx(0.0)
+    assert kept_share(halfway, edited, clean) == pytest.approx(0.5, abs=0.02)
+
+
+def test_an_edit_the_encoder_erases_is_drawn_again(tmp_path):
+    """Seed 3's clip 40: a noise burst that low-quality h264 decodes to the clean picture. The
+    forge keeps no truth nobody can see: it draws the clip again until the edit decodes."""
+    seed = 3 * 100_003 + 40
+    first = draft(seed, ["glitch"])
+    erased = tmp_path / "first.mp4"
+    encode(first.frames, erased, first.look.fps, first.look.codec, first.look.quality)
+    assert surviving_share(erased, first.frames, first.clean) < 0.05
+
+    row = forge_clip(tmp_path / "clip", seed, ["glitch"])
+    kept = draft(seed, ["glitch"], after=row.metadata["forge_draw"] - 1)
+    assert kept.attempt == row.metadata["forge_draw"] > first.attempt
+    assert [e["start_s"] for e in kept.events] == [e.start_s for e in row.events]
+    share = surviving_share(tmp_path / row.video, kept.frames, kept.clean)
+    assert row.metadata["edit_survival"] == round(share, 3)
+    assert share >= SURVIVES

@@ -1,11 +1,12 @@
 """Forge v2: clips that look more like real rollouts (textured scenes, several objects, an arm
 that carries, pushes and occludes, camera pans and zooms, light drift, 10-30 fps, 256-1280 px,
-h264 or VP9 at several qualities), with injected failures whose truth is exact."""
+h264 or VP9 at several qualities), with injected failures whose truth is exact and which survive
+the clip's own encoding (a draw whose edit the encoder erases is drawn again)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -16,6 +17,7 @@ from gaze.bench.forge2.camera import shoot
 from gaze.bench.forge2.encode import CODECS, encode
 from gaze.bench.forge2.inject import INJECTIONS, TYPE_OF, Plan
 from gaze.bench.forge2.script import rollout
+from gaze.bench.forge2.survive import SURVIVES, surviving_share
 from gaze.bench.forge2.world import backdrop, render_world
 from gaze.errors import GazeInputError
 from gaze.schema.events import Event
@@ -25,6 +27,9 @@ GENERATOR = "gaze-forge-v2"
 FPS = (10.0, 15.0, 24.0, 30.0)
 SIZES = ((256, 256), (320, 240), (480, 360), (640, 480), (854, 480), (1280, 720))
 QUALITIES = ("high", "medium", "low")
+DRAWS = 20
+"""Rollouts tried for one clip: a draw may leave no room for an injection, or the encoder may
+erase an edit."""
 KINDS: tuple[str, ...] = ("clean", *INJECTIONS)
 """The order in which ``forge_set`` cycles through clip kinds."""
 
@@ -47,17 +52,38 @@ def pick_look(rng: np.random.Generator, max_side: int | None = None) -> Look:
     )
 
 
-def forge_frames(
-    seed: int, kinds: Sequence[str], look: Look | None = None, max_side: int | None = None
-) -> tuple[list[np.ndarray], Look, str, list[dict], list[str]]:
-    """Frames, look, instruction, reference events (sorted) and the clip's legitimate motions."""
+@dataclass
+class Draft:
+    """One draw of a clip: its frames and everything the manifest says about them."""
+
+    frames: list[np.ndarray]
+    look: Look
+    instruction: str
+    events: list[dict]
+    """The reference events, sorted by start."""
+    legit: list[str]
+    """The clip's legitimate motions."""
+    attempt: int
+    """Which draw of the seed this is."""
+    clean: dict[int, np.ndarray] = field(default_factory=dict)
+    """The rendered picture under each frame an edit replaced, by frame index."""
+
+
+def draft(
+    seed: int,
+    kinds: Sequence[str],
+    look: Look | None = None,
+    max_side: int | None = None,
+    after: int = -1,
+) -> Draft:
+    """The first draw after draw ``after`` that has room for every injection in ``kinds``."""
     unknown = [k for k in kinds if k not in INJECTIONS]
     if unknown:
         raise GazeInputError(f"forge v2 cannot inject {unknown}; it knows {list(INJECTIONS)}")
     rng = np.random.default_rng(seed)
     look = look or pick_look(rng, max_side)
     world_bg = backdrop(rng)
-    for attempt in range(20):  # a rollout may leave no room for an injection: draw another
+    for attempt in range(after + 1, DRAWS):
         try:
             roll = rollout(np.random.default_rng([seed, attempt]), look.fps)
             plan = Plan(roll, look.size, np.random.default_rng([seed, attempt, 1]))
@@ -72,10 +98,21 @@ def forge_frames(
         shoot(render_world(world_bg, state, roll.tone), plan.matrix(k), look.size, roll.gain[k])
         for k, state in enumerate(roll.states)
     ]
+    rendered = list(frames)
     for edit in plan.frame_edits:
-        edit(frames)
+        edit(frames)  # edits replace frames, never draw into them, so ``rendered`` stays clean
+    clean = {k: rendered[k] for k, f in enumerate(frames) if f is not rendered[k]}
     events.sort(key=lambda e: e["start_s"])
-    return frames, look, roll.instruction, events, roll.legit
+    return Draft(frames, look, roll.instruction, events, roll.legit, attempt, clean)
+
+
+def forge_frames(
+    seed: int, kinds: Sequence[str], look: Look | None = None, max_side: int | None = None
+) -> tuple[list[np.ndarray], Look, str, list[dict], list[str]]:
+    """Frames, look, instruction, reference events (sorted) and the clip's legitimate motions,
+    from the seed's first draw (before encoding, so nothing is checked against it)."""
+    d = draft(seed, kinds, look, max_side)
+    return d.frames, d.look, d.instruction, d.events, d.legit
 
 
 def forge_clip(
@@ -85,28 +122,43 @@ def forge_clip(
     clip_id: str | None = None,
     max_side: int | None = None,
 ) -> ManifestClip:
-    """Write one clip (``.mp4`` h264 or ``.webm`` VP9, as its look says) and its manifest row."""
-    frames, look, instruction, events, legit = forge_frames(seed, kinds, max_side=max_side)
-    path = path.with_suffix(CODECS[look.codec].suffix)
-    encode(frames, path, look.fps, look.codec, look.quality)
+    """Write one clip (``.mp4`` h264 or ``.webm`` VP9, as its look says) and its manifest row,
+    drawing again while the encoder erases one of its frame edits."""
+    d = draft(seed, kinds, max_side=max_side)
+    path = path.with_suffix(CODECS[d.look.codec].suffix)
+    while True:
+        encode(d.frames, path, d.look.fps, d.look.codec, d.look.quality)
+        survival = surviving_share(path, d.frames, d.clean)
+        if survival >= SURVIVES:
+            break
+        if d.attempt + 1 >= DRAWS:
+            path.unlink(missing_ok=True)
+            raise GazeInputError(
+                f"forge v2: the encoder erased the edits of {list(kinds)} in every draw of seed "
+                f"{seed} ({d.look.codec} {d.look.quality})"
+            )
+        d = draft(seed, kinds, max_side=max_side, after=d.attempt)
+    edits = {"edit_survival": round(survival, 3)} if d.clean else {}
     return ManifestClip(
         clip_id=clip_id or path.stem,
         video=path.name,
-        instruction=instruction,
+        instruction=d.instruction,
         condition_id=f"forge2-seed-{seed}",
         generator=GENERATOR,
-        fps=look.fps,
-        duration_s=len(frames) / look.fps,
-        events=[Event.model_validate(e) for e in events],
+        fps=d.look.fps,
+        duration_s=len(d.frames) / d.look.fps,
+        events=[Event.model_validate(e) for e in d.events],
         metadata={
             "forge_version": 2,
             "forge_seed": seed,
+            "forge_draw": d.attempt,
             "injected": list(kinds),
             "types": [TYPE_OF[k] for k in kinds],
-            "legitimate_motion": legit,
-            "size": list(look.size),
-            "codec": look.codec,
-            "quality": look.quality,
+            "legitimate_motion": d.legit,
+            "size": list(d.look.size),
+            "codec": d.look.codec,
+            "quality": d.look.quality,
+            **edits,
         },
     )
 
