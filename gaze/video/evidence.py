@@ -12,6 +12,8 @@ modest confidences.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from gaze.schema.codebook import load_codebook
@@ -149,14 +151,38 @@ def blur(
     return events, runs
 
 
+def _off_glitches(sig: SignalSeries, glitches_s: Sequence[tuple[float, float]]) -> np.ndarray:
+    """The camera's shifts with glitched frames taken off its path: a frame from elsewhere or a
+    torn one pulls the view away and back, which the camera never did, and the optical flow into
+    and out of it measures nothing. The steps into and out of the glitch take the mean of the
+    steps around them."""
+    shift = sig.shifts.copy()
+    for a, b in glitches_s:
+        inside = np.flatnonzero((sig.times_s >= a - 1e-6) & (sig.times_s <= b + 1e-6))
+        if inside.size:
+            lo, hi = int(inside[0]), min(int(inside[-1]) + 1, len(shift) - 1)
+            around = [k for k in (lo - 1, hi + 1) if 1 <= k < len(shift)]
+            shift[lo : hi + 1] = shift[around].mean(axis=0) if around else 0.0
+    return shift
+
+
 def camera_shake(
-    sig: SignalSeries, every_frame: FrameSteps | None = None
+    sig: SignalSeries,
+    every_frame: FrameSteps | None = None,
+    glitches_s: Sequence[tuple[float, float]] = (),
 ) -> tuple[list[Event], list[tuple[int, int]]]:
     """Shaking found on analysis frames; its span reaches the decoded frames between them
-    (``every_frame``) that jump as much."""
+    (``every_frame``) that jump as much. An episode that is gone once the glitched frames
+    (``glitches_s``, spans in seconds) are taken off the camera's path was the glitch; one that
+    stays is shaking, whose frames often pass the glitch test too."""
     shift = sig.shifts
     size = np.linalg.norm(shift, axis=1)
     shaking = shaking_frames(shift)
+    if glitches_s and shaking.any():
+        without = shaking_frames(_off_glitches(sig, glitches_s))
+        for s, e in true_runs(shaking):
+            if not without[s : e + 1].any():
+                shaking[s : e + 1] = False
     events, runs = [], []
     reach = float(np.median(np.diff(sig.times_s))) if len(sig.times_s) > 1 else 0.0
     typical = typical_step(every_frame) if every_frame is not None else 0.0
@@ -221,6 +247,16 @@ def _frame_spans(spans_s: list[tuple[float, float]], times: np.ndarray) -> list[
         (int(np.searchsorted(times, a - 1e-6)), int(np.searchsorted(times, b + 1e-6)) - 1)
         for a, b in spans_s
     ]
+
+
+def _glitch_spans(
+    steps: FrameSteps | None, ignore_s: list[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """Glitches on every decoded frame outside ``ignore_s``, as spans in seconds."""
+    if steps is None:
+        return []
+    found = glitches(steps, _frame_spans(ignore_s, steps.times_s))
+    return [(float(steps.times_s[g.first]), float(steps.times_s[g.last])) for g in found]
 
 
 def frame_events(
@@ -345,7 +381,10 @@ def detect(frames: AnalysisFrames, sig: SignalSeries) -> list[Event]:
     reduced = distinct_steps(frames, sig, SAME_PICTURE_DIFF)
     motion_frames, motion_sig = reduced if reduced else (frames, sig)
     dark_runs_m = _span_indices(dark_runs, sig, motion_sig)
-    shake_events, shake_runs_m = camera_shake(motion_sig, frames.steps)
+    # a glitch (a foreign or torn frame) during a pan jumps the view out and back: found first,
+    # so that it is not taken for the camera shaking
+    glitches_s = _glitch_spans(frames.steps, _seconds(dark_runs, sig))
+    shake_events, shake_runs_m = camera_shake(motion_sig, frames.steps, glitches_s)
     shake_runs = _span_indices(shake_runs_m, motion_sig, sig)
     blur_events, blur_runs = blur(sig, analysis_fps, dark_runs + shake_runs)
     explained_s = _seconds(dark_runs + blur_runs + shake_runs, sig)

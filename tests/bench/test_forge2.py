@@ -140,3 +140,18 @@ def test_an_edit_the_encoder_erases_is_drawn_again(tmp_path):
     share = surviving_share(tmp_path / row.video, kept.frames, kept.clean)
     assert row.metadata["edit_survival"] == round(share, 3)
     assert share >= SURVIVES
+
+
+def test_a_frame_from_elsewhere_during_a_pan_is_a_glitch_not_shake(tmp_path):
+    """Seed 808's clip 106 (15 fps, a pan and return): a frame from another moment pulls the
+    optical flow away and back, which read as the camera shaking."""
+    row = forge_clip(tmp_path / "clip", 808 * 100_003 + 106, ["glitch"])
+    assert "pan_return" in row.metadata["legitimate_motion"]
+    report = diagnose_pixels(
+        ClipInput(clip_id="c", video=str(tmp_path / row.video), instruction=row.instruction)
+    )
+    (truth,) = row.events
+    assert "foreign" in truth.description
+    assert [(e.type, e.start_s, e.end_s) for e in report.events] == [
+        (truth.type, truth.start_s, truth.end_s)
+    ]

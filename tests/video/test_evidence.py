@@ -242,6 +242,19 @@ def test_shaking_on_top_of_a_pan_is_found_a_pan_that_speeds_up_is_not():
     assert camera_shake(_shifts(caught_up))[0] == []
 
 
+def test_a_glitch_during_a_pan_is_not_shake():
+    """A frame from elsewhere during a pan pulls the optical flow away and back (forge v2 seed
+    808 clip 106: -10 and -23 px on a 1-2 px pan). Taken off the camera's path it is no shake;
+    real jitter stays shake even when one of its frames also passes the glitch test."""
+    from gaze.video.evidence import camera_shake
+
+    pan_with_foreign_frame = [1.1, 0.7, 1.4, 1.0, 1.9, -10, -23, 1.1, 2.6, 1.3, 1.2, 1.1]
+    assert len(camera_shake(_shifts(pan_with_foreign_frame))[0]) == 1
+    assert camera_shake(_shifts(pan_with_foreign_frame), None, [(0.5, 0.5)])[0] == []
+    jitter = [0, 0, 3, -3, 3, -3, 3, -2, 0, 0, 0]
+    assert camera_shake(_shifts(jitter), None, [(0.4, 0.4)])[1] == [(2, 7)]
+
+
 def test_a_shake_episode_is_followed_to_its_ends_through_smaller_shifts():
     """Shaking that starts an episode must move by more than 1.5 px; once found, it is followed
     through the frames around it that go back and forth by at least half that (a small or
