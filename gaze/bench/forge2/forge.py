@@ -24,6 +24,9 @@ from gaze.schema.events import Event
 from gaze.schema.manifest import ManifestClip
 
 GENERATOR = "gaze-forge-v2"
+REVISION = 2
+"""Bumped when the same seed forges different clips: 2 draws a clip again when its encoding
+erases a frame edit."""
 FPS = (10.0, 15.0, 24.0, 30.0)
 SIZES = ((256, 256), (320, 240), (480, 360), (640, 480), (854, 480), (1280, 720))
 QUALITIES = ("high", "medium", "low")
