@@ -16,15 +16,21 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gaze.schema.codebook import load_codebook
 from gaze.schema.events import Event, EvidenceRegion
 from gaze.video.clip import AnalysisFrames
-from gaze.video.frame_events import freezes, glitches, typical_step
+from gaze.video.frame_events import STALL_ABRUPT, typical_step
+from gaze.video.frame_evidence import FrameLevel, frame_events, glitch_spans
 from gaze.video.local_change import LocalChange, local_changes
+from gaze.video.pixel_event import pixel_event
 from gaze.video.runs import near, true_runs
 from gaze.video.shake import SHAKE_SHIFT_PX, shaking_frames
 from gaze.video.signals import SAME_PICTURE_DIFF, SignalSeries, distinct_steps
 from gaze.video.steps import FrameSteps, exact_frame, widened_to_frames
+
+CHANGE_AWAY_FROM_MOTION = 0.5
+"""An object's jump (``gaze.video.local_change``) is what a freeze's catch-up shows when, on the
+three frames before the repeats, both its places stepped by at most this share of the picture's
+busiest cell: the motion that slowed to a hold was elsewhere."""
 
 # -- visual quality ---------------------------------------------------------------------------
 DARK_LEVEL = 35.0
@@ -47,30 +53,6 @@ GLITCH_CHANGED_FRACTION = 0.25
 """Share of pixels that must change into a frame for it to be a candidate glitch or cut."""
 CUT_BRIGHTNESS_DELTA = 20.0
 """A persistent global change with a larger brightness jump is lighting, not a camera jump."""
-
-
-def _event(
-    ftype: str,
-    start_s: float,
-    end_s: float,
-    description: str,
-    evidence: list[str],
-    confidence: float,
-    severity: float | None = None,
-    regions: list[EvidenceRegion] | None = None,
-) -> Event:
-    book = load_codebook().codebook
-    return Event(
-        dimension=book.dimension_of(ftype),
-        type=ftype,
-        start_s=round(start_s, 6),  # a frame instant (1/30 s): 4 digits moved it off the frame
-        end_s=round(max(start_s, end_s), 6),
-        severity=float(severity or book.type(ftype).default_severity),
-        description=description,
-        evidence=evidence,
-        confidence=round(min(max(confidence, 0.05), 0.95), 3),
-        regions=regions or [],
-    )
 
 
 def _margin_confidence(value: float, threshold: float, higher_is_worse: bool = True) -> float:
@@ -108,7 +90,7 @@ def low_visibility(sig: SignalSeries, fps: float) -> tuple[list[Event], list[tup
             _margin_confidence(level, DARK_LEVEL, higher_is_worse=False) if kind == "dark" else 0.7
         )
         events.append(
-            _event(
+            pixel_event(
                 "low_visibility",
                 sig.times_s[s],
                 sig.times_s[e],
@@ -139,7 +121,7 @@ def blur(
     for s, e in runs:
         worst = float(ratio[s : e + 1].min())
         events.append(
-            _event(
+            pixel_event(
                 "blur",
                 sig.times_s[s],
                 sig.times_s[e],
@@ -195,7 +177,7 @@ def camera_shake(
             every_frame, float(sig.times_s[s]), float(sig.times_s[max(s, e - 1)]), reach, typical
         )
         events.append(
-            _event(
+            pixel_event(
                 "camera_instability",
                 start,
                 end,
@@ -225,7 +207,7 @@ def cuts(
             continue
         spans.append((i, i))
         events.append(
-            _event(
+            pixel_event(
                 "camera_instability",
                 sig.step_start_s[i],
                 sig.times_s[i],
@@ -238,64 +220,6 @@ def cuts(
                 severity=3,
             )
         )
-    return events, spans
-
-
-def _frame_spans(spans_s: list[tuple[float, float]], times: np.ndarray) -> list[tuple[int, int]]:
-    """Spans in seconds as inclusive index spans of the frames at ``times``."""
-    return [
-        (int(np.searchsorted(times, a - 1e-6)), int(np.searchsorted(times, b + 1e-6)) - 1)
-        for a, b in spans_s
-    ]
-
-
-def _glitch_spans(
-    steps: FrameSteps | None, ignore_s: list[tuple[float, float]]
-) -> list[tuple[float, float]]:
-    """Glitches on every decoded frame outside ``ignore_s``, as spans in seconds."""
-    if steps is None:
-        return []
-    found = glitches(steps, _frame_spans(ignore_s, steps.times_s))
-    return [(float(steps.times_s[g.first]), float(steps.times_s[g.last])) for g in found]
-
-
-def frame_events(
-    steps: FrameSteps, ignore_s: list[tuple[float, float]]
-) -> tuple[list[Event], list[tuple[float, float]]]:
-    """Glitches and freezes on every decoded frame, outside spans (in seconds) already
-    explained; returns the events and their spans in seconds."""
-    times = steps.times_s
-    ignore = _frame_spans(ignore_s, times)
-    events, spans = [], []
-    found_glitches = glitches(steps, ignore)
-    for found in found_glitches:
-        start, end = float(times[found.first]), float(times[found.last])
-        events.append(
-            _event(
-                "frame_corruption",
-                start,
-                end,
-                f"{found.last - found.first + 1} frame(s) differ from both neighbours, which "
-                "match each other: a transient glitch",
-                found.evidence,
-                0.5 + 0.45 * min(1.0, found.strength - 1.0),
-            )
-        )
-        spans.append((start, end))
-    for found in freezes(steps, ignore + [(g.first, g.last) for g in found_glitches]):
-        start, end = float(times[found.first]), float(times[found.last])
-        events.append(
-            _event(
-                "frame_corruption",
-                start,
-                end,
-                f"the picture freezes for {end - start:.1f} s in mid-motion, then resumes",
-                found.evidence,
-                0.5 + 0.4 * min(1.0, found.strength - 1.0),
-                severity=2,
-            )
-        )
-        spans.append((start, end))
     return events, spans
 
 
@@ -333,7 +257,7 @@ def _local_events(
             for j, box, label in c.boxes
         ]
         events.append(
-            _event(
+            pixel_event(
                 ftype,
                 start,
                 end,
@@ -373,6 +297,46 @@ def _indices(spans_s: list[tuple[float, float]], sig: SignalSeries) -> list[tupl
     return out
 
 
+def _not_object_changes(
+    frame_level: FrameLevel, changes: list[LocalChange], sig: SignalSeries, steps: FrameSteps
+) -> list[Event]:
+    """The freezes whose catch-up is not an object jumping. An object that jumps elsewhere while
+    the scene holds still shows, frame by frame, repeats and then a jump; the local-change rules
+    (a region vanishing and one of its colour appearing, stable before and after) say what it
+    is when the scene slowed into the repeats (the step in is below STALL_ABRUPT of the larger
+    of the two before it; a real freeze stops the picture at speed) and, on the frames just
+    before them, both places were still beside the motion that slowed. Where the thing that
+    jumps was itself moving before the picture stopped, the picture froze. A lone vanishing or
+    appearing at a catch-up is not enough: after a real freeze the arm may have covered or
+    uncovered something still (forge v2 seeds 707 and 1111: four true freezes lost that way)."""
+    if steps.cells is None:
+        return frame_level.freezes
+    kept = []
+    step = steps.diff[:, 0]
+    for event, (first, jump) in zip(frame_level.freezes, frame_level.frames, strict=True):
+        before = range(max(1, first - 2), first + 1)
+        slowed = first >= 3 and step[first] < STALL_ABRUPT * max(step[first - 2 : first])
+        explained = (
+            slowed
+            and jump is not None
+            and any(
+                c.type == "object_teleportation"
+                and sig.times_s[c.index - 1] < steps.times_s[jump] <= sig.times_s[c.index] + 1e-6
+                and all(
+                    steps.local_step(k, box)
+                    <= CHANGE_AWAY_FROM_MOTION * float(steps.cells[k].max())
+                    for j, box, _ in c.boxes
+                    if j in (c.index - 1, c.index)
+                    for k in before
+                )
+                for c in changes
+            )
+        )
+        if not explained:
+            kept.append(event)
+    return kept
+
+
 def detect(frames: AnalysisFrames, sig: SignalSeries) -> list[Event]:
     """All candidate events of one clip, sorted by start time."""
     analysis_fps = 1.0 if len(sig.times_s) < 2 else 1.0 / float(np.median(np.diff(sig.times_s)))
@@ -383,23 +347,33 @@ def detect(frames: AnalysisFrames, sig: SignalSeries) -> list[Event]:
     dark_runs_m = _span_indices(dark_runs, sig, motion_sig)
     # a glitch (a foreign or torn frame) during a pan jumps the view out and back: found first,
     # so that it is not taken for the camera shaking
-    glitches_s = _glitch_spans(frames.steps, _seconds(dark_runs, sig))
+    glitches_s = glitch_spans(frames.steps, _seconds(dark_runs, sig))
     shake_events, shake_runs_m = camera_shake(motion_sig, frames.steps, glitches_s)
     shake_runs = _span_indices(shake_runs_m, motion_sig, sig)
     blur_events, blur_runs = blur(sig, analysis_fps, dark_runs + shake_runs)
     explained_s = _seconds(dark_runs + blur_runs + shake_runs, sig)
-    frame_level, frame_spans_s = (
-        frame_events(frames.steps, explained_s) if frames.steps is not None else ([], [])
+    frame_level = (
+        frame_events(frames.steps, explained_s) if frames.steps is not None else FrameLevel()
     )
     busy = dark_runs_m + shake_runs_m + _span_indices(blur_runs, sig, motion_sig)
-    busy += _indices(frame_spans_s, motion_sig)
-    cut_events, cut_spans = cuts(motion_frames, motion_sig, busy)
+    busy += _indices(FrameLevel.spans(frame_level.glitches), motion_sig)
+    frozen = _indices(FrameLevel.spans(frame_level.freezes), motion_sig)
+    cut_events, cut_spans = cuts(motion_frames, motion_sig, busy + frozen)
     changes = local_changes(motion_frames, motion_sig, exclude=busy + cut_spans)
+    freezes = (
+        _not_object_changes(frame_level, changes, motion_sig, frames.steps)
+        if frames.steps is not None
+        else []
+    )
+    # beside a freeze, local changes are the world catching up
+    frozen = _indices(FrameLevel.spans(freezes), motion_sig)
+    changes = [c for c in changes if not near(c.index, frozen, margin=1)]
     events = (
         dark_events
         + shake_events
         + blur_events
-        + frame_level
+        + frame_level.glitches
+        + freezes
         + cut_events
         + _local_events(changes, motion_sig, frames.steps)
     )

@@ -139,6 +139,32 @@ def test_frozen_picture_that_jumps_to_where_the_world_went():
     assert "catches up" in " ".join(frozen_events[0].evidence)
 
 
+def test_an_object_jumping_while_the_arm_holds_is_a_teleport_not_a_freeze():
+    """The arm eases into a hold (an encoder repeats the still picture exactly), a block on the
+    table jumps elsewhere, and the arm eases out: frame by frame that is repeats and then a jump,
+    which read as a freeze catching up and hid the teleport (forge v2 seed 1111 clip 45). The
+    block's place was still while the arm slowed, so the jump is the block's; a square that was
+    itself moving before the picture stopped stays a freeze (the test above)."""
+    rng = np.random.default_rng(5)
+
+    def picture(arm_x: float, block: tuple[int, int]) -> np.ndarray:
+        base = BACKGROUND.copy()
+        base[10:70, round(arm_x) : round(arm_x) + 16] = (90, 90, 90)
+        base[block[1] : block[1] + 16, block[0] : block[0] + 16] = (20, 200, 240)
+        noise = rng.integers(-2, 3, base.shape)
+        return np.clip(base.astype(int) + noise, 0, 255).astype(np.uint8)
+
+    def ease(u: float) -> float:
+        return u * u * (3 - 2 * u)
+
+    into = [picture(10 + 40 * ease(i / 11), (40, 90)) for i in range(12)]
+    held = [into[-1].copy() for _ in range(10)]
+    out = [picture(50 + 40 * ease(i / 11), (120, 75)) for i in range(12)]
+    frames = _frames(into + held + out)
+    events = detect(frames, compute_signals(frames))
+    assert [(e.type, e.start_s, e.end_s) for e in events] == [("object_teleportation", 2.1, 2.2)]
+
+
 def test_washed_out_frames_are_low_visibility():
     rng = np.random.default_rng(1)
     pictures = [_scene(rng, 40) for _ in range(20)]
