@@ -7,7 +7,9 @@ analysis step; zooms are slow per step at these rates). It is used only when it 
 picture: aligned, the changed area must shrink to at most ``KEEP_RATIO`` of the raw one, so a
 large arm moving in front of a still camera cannot talk the aligner into a false shift. A shift
 that the median optical flow confirms (``AGREE_PX``) need only shrink it at all: over a plain
-scene, what changes during a pan can be most of the raw change.
+scene, what changes during a pan can be most of the raw change. When phase correlation
+disagrees with the flow (it can lock onto a large arm moving across a low-contrast scene), the
+flow's own shift is tried, on the same terms as a confirmed one.
 """
 
 from __future__ import annotations
@@ -59,15 +61,11 @@ def global_shift(earlier: np.ndarray, later: np.ndarray) -> tuple[float, float, 
     return float(dx), float(dy), float(response)
 
 
-def aligned_step(
-    earlier: np.ndarray, later: np.ndarray, flow: tuple[float, float] | None = None
-) -> AlignedStep:
-    """The change from ``earlier`` to ``later``, camera motion taken out where it explains it
-    (or where it agrees with ``flow``, the median optical flow between the two)."""
-    raw = channel_change(later, earlier) > CHANGE_LEVEL
-    dx, dy, response = global_shift(earlier, later)
-    if np.hypot(dx, dy) < MIN_SHIFT_PX or response < MIN_RESPONSE or not raw.any():
-        return AlignedStep(earlier, raw, (0.0, 0.0))
+def _aligned(
+    earlier: np.ndarray, later: np.ndarray, dx: float, dy: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """``earlier`` carried by (dx, dy), and the pixels that still change against ``later``
+    (where the carried frame covers the picture)."""
     h, w = earlier.shape[:2]
     carry = np.array([[1, 0, dx], [0, 1, dy]], dtype=np.float32)
     moved = cv2.warpAffine(
@@ -77,8 +75,28 @@ def aligned_step(
         np.ones((h, w), np.uint8), carry, (w, h), flags=cv2.INTER_NEAREST, borderValue=0
     )
     covered = np.asarray(cv2.erode(footprint, np.ones((3, 3), np.uint8), iterations=EDGE_PX)) > 0
-    aligned = (channel_change(later, np.asarray(moved)) > CHANGE_LEVEL) & covered
-    agrees = flow is not None and np.hypot(dx - flow[0], dy - flow[1]) <= AGREE_PX
-    if aligned.sum() > (1.0 if agrees else KEEP_RATIO) * raw.sum():
+    return np.asarray(moved), (channel_change(later, np.asarray(moved)) > CHANGE_LEVEL) & covered
+
+
+def aligned_step(
+    earlier: np.ndarray, later: np.ndarray, flow: tuple[float, float] | None = None
+) -> AlignedStep:
+    """The change from ``earlier`` to ``later``, camera motion taken out where it explains it
+    (or where it agrees with ``flow``, the median optical flow between the two). When phase
+    correlation locks onto something else (a large arm moving across a pan), the flow itself
+    is tried."""
+    raw = channel_change(later, earlier) > CHANGE_LEVEL
+    if not raw.any():
         return AlignedStep(earlier, raw, (0.0, 0.0))
-    return AlignedStep(np.asarray(moved), aligned, (round(dx, 3), round(dy, 3)))
+    dx, dy, response = global_shift(earlier, later)
+    agrees = flow is not None and np.hypot(dx - flow[0], dy - flow[1]) <= AGREE_PX
+    tries = []
+    if np.hypot(dx, dy) >= MIN_SHIFT_PX and response >= MIN_RESPONSE:
+        tries.append((dx, dy, 1.0 if agrees else KEEP_RATIO))
+    if flow is not None and not agrees and np.hypot(*flow) >= MIN_SHIFT_PX:
+        tries.append((flow[0], flow[1], 1.0))
+    for x, y, keep in tries:
+        moved, aligned = _aligned(earlier, later, x, y)
+        if aligned.sum() <= keep * raw.sum():
+            return AlignedStep(moved, aligned, (round(x, 3), round(y, 3)))
+    return AlignedStep(earlier, raw, (0.0, 0.0))
