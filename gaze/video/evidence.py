@@ -314,27 +314,33 @@ def _not_object_changes(
     kept = []
     step = steps.diff[:, 0]
     for event, (first, jump) in zip(frame_level.freezes, frame_level.frames, strict=True):
-        before = range(max(1, first - 2), first + 1)
         slowed = first >= 3 and step[first] < STALL_ABRUPT * max(step[first - 2 : first])
-        explained = (
+        if not (
             slowed
             and jump is not None
-            and any(
-                c.type == "object_teleportation"
-                and sig.times_s[c.index - 1] < steps.times_s[jump] <= sig.times_s[c.index] + 1e-6
-                and all(
-                    steps.local_step(k, box)
-                    <= CHANGE_AWAY_FROM_MOTION * float(steps.cells[k].max())
-                    for j, box, _ in c.boxes
-                    if j in (c.index - 1, c.index)
-                    for k in before
-                )
-                for c in changes
-            )
-        )
-        if not explained:
+            and any(_jumped_beside_a_hold(c, jump, first, sig, steps) for c in changes)
+        ):
             kept.append(event)
     return kept
+
+
+def _jumped_beside_a_hold(
+    change: LocalChange, jump: int, first: int, sig: SignalSeries, steps: FrameSteps
+) -> bool:
+    """Whether ``change`` is a teleport at the decoded frame ``jump`` whose two places were
+    still, beside the motion, on the frames up to ``first`` (the last one before the repeats)."""
+    if change.type != "object_teleportation":
+        return False
+    i = change.index
+    if not sig.times_s[i - 1] < steps.times_s[jump] <= sig.times_s[i] + 1e-6:
+        return False
+    assert steps.cells is not None
+    places = [box for j, box, _ in change.boxes if j in (i - 1, i)]
+    return all(
+        steps.local_step(k, box) <= CHANGE_AWAY_FROM_MOTION * float(steps.cells[k].max())
+        for box in places
+        for k in range(max(1, first - 2), first + 1)
+    )
 
 
 def detect(frames: AnalysisFrames, sig: SignalSeries) -> list[Event]:
