@@ -44,14 +44,16 @@ def surviving_share(
     the picture under the edit); 1.0 for a clip without frame edits."""
     if not clean:
         return 1.0
-    capture = cv2.VideoCapture(str(path))
+    capture = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG)  # the backend gaze decodes with
     shares: list[float] = []
     try:
         for k in range(max(clean) + 1):
-            ok, decoded = capture.read()
-            if not ok:
+            if not capture.grab():
                 return 0.0  # the edited frame never decoded: nothing of it is visible
             if k in clean:
+                ok, decoded = capture.retrieve()
+                if not ok:
+                    return 0.0
                 shares.append(kept_share(decoded, frames[k], clean[k]))
     finally:
         capture.release()
