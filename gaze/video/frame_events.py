@@ -80,6 +80,14 @@ looks like slowing down); no hold resumes with such a jump."""
 FREEZE_GAP_SHARE = 1.5
 """Within a catch-up freeze one step may differ (an encoder refreshing the frozen picture) when
 it stays below this many times the clip's typical step."""
+REFRESH_SHARE = 0.5
+"""...and a repeated picture settles: once the encoder has refined it, nothing new arrives. A
+still scene is a changing picture (sensor noise, light) that a low-quality encoder copies from
+frame to frame and refreshes now and then; a catch-up run whose repeats are interrupted by
+REFRESHED_STILL or more steps of at least this share of the typical step is such a scene. A
+frozen picture's run is interrupted by at most one (a keyframe, or the encoder's first touch
+on the repeat)."""
+REFRESHED_STILL = 2
 FREEZE_HOLD_FACTOR = 6.0
 """In a clip that repeats pictures all along (low content rate), a freeze must last this many
 times its usual hold."""
@@ -222,6 +230,7 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
     stall = max(FREEZE_MOTION, FREEZE_MOTION_SHARE * level)
     into, catch_up = CATCH_UP_BEFORE * level, FREEZE_CATCH_UP * typical
     gap, jump = FREEZE_GAP_SHARE * typical, CATCH_UP_THEN_STILL * typical
+    refresh = REFRESH_SHARE * typical
     # a clip that repeats all along keeps its holds apart, and its pauses are judged as stalls
     bridged = [] if rhythm else _bridged(runs, d1, gap, jump)
     found: list[FrameEvent] = []
@@ -251,6 +260,8 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
                 continue  # one step between repeats: an encoder refreshing a still picture
             if e + 2 < n and after < CATCH_UP_SPIKE * d1[e + 2]:
                 continue  # the first step is no larger than the next: a robot resuming
+            if int((d1[s : e + 1] >= refresh).sum()) >= REFRESHED_STILL:
+                continue  # refreshed again and again: a still scene, not a repeated picture
             # sustained, not one jump: an encoder's keyframe pulses the picture in slow motion
             before = float(np.median(d1[max(1, s - CATCH_UP_SUSTAINED) : s]))
             strength = min(before / into, after / max(into, catch_up))

@@ -116,3 +116,18 @@ def test_a_last_repeat_that_already_moves_is_a_robot_easing_out():
     of 0.4). Before the rule that hold was reported as a stall."""
     assert [f[:2] for f in _found([MOVE] * 20 + [REPEAT] * 20 + [MOVE] * 20)] == [(19, 39)]
     assert _found([MOVE] * 20 + [REPEAT] * 19 + [0.35] + [MOVE] * 20) == []
+
+
+def test_a_still_scene_the_encoder_keeps_refreshing_is_not_a_freeze():
+    """A frozen picture settles: after the encoder's first touch nothing new arrives, save a
+    keyframe. A still scene (a robot pausing to grasp, with sensor noise and drifting light) is
+    a changing picture that a low-quality encoder copies and refreshes every few frames: repeats
+    interrupted again and again by steps of half a typical step or more (forge v2 seed 1212,
+    clip 85: 0.3-1.5 typical steps every four frames, then motion resumes with a jump of 1.2).
+    Before the rule the paused scene was a catch-up freeze."""
+    into = [MOVE] * 40
+    refreshed = into + ([REPEAT] * 3 + [0.9 * MOVE]) * 5 + [REPEAT] * 3 + [3 * MOVE]
+    assert _found(refreshed + [MOVE] * 20) == []
+    once = into + [REPEAT] * 5 + [1.1 * MOVE] + [REPEAT] * 15 + [3 * MOVE]
+    found = _found(once + [MOVE] * 20)  # one keyframe in a frozen picture (seed 1212 clip 52)
+    assert [f[:2] for f in found] == [(39, 60)] and "catches up" in found[0][2]
