@@ -177,3 +177,30 @@ def test_the_flow_of_a_zoom_is_not_taken_for_a_pan():
     before, after = view(1.0, 5), view(1.03, 12)
     assert global_shift(before, after)[1] == pytest.approx(7, abs=0.5)  # the arm again
     assert aligned_step(before, after, flow=(-1.2, -0.5)).shift == (0.0, 0.0)
+
+
+def _speckled(picture: np.ndarray, centre: tuple[int, int], count: int, seed: int) -> np.ndarray:
+    """``count`` single pixels within 12 px of ``centre`` changed hard: an encoder's speckle,
+    which marks pixels as changed but forms no region of its own."""
+    rng = np.random.default_rng(seed)
+    out = picture.copy()
+    for _ in range(count):
+        y = int(np.clip(centre[1] + rng.integers(-12, 13), 0, H - 1))
+        x = int(np.clip(centre[0] + rng.integers(-12, 13), 0, W - 1))
+        out[y, x] = 255 - out[y, x]
+    return out
+
+
+def test_a_teleport_whose_half_sits_beside_speckle_is_still_a_teleport():
+    """A block jumps from A to B; in the next step a little speckle lands around B (more changed
+    pixels than LOCAL_STABLE allows, fewer than PARTNER_STABLE). B alone is no evidence, but it
+    completes the stable vanishing at A: one teleport (forge v2 seed 808 clip 23 and three more
+    were a lone vanishing or appearing before). Speckle around both halves leaves nothing."""
+    a, b = (40, 50, 54, 64), (110, 50, 124, 64)
+    frames = [_wall_with(a if k < 6 else b) for k in range(12)]
+    frames[7] = _speckled(frames[7], (117, 57), 90, seed=3)
+    found = changes_in(frames)
+    assert [(c.index, c.type) for c in found] == [(6, "object_teleportation")]
+    assert any("other half" in line for line in found[0].evidence)
+    frames[5] = _speckled(frames[5], (47, 57), 90, seed=4)
+    assert changes_in(frames) == []

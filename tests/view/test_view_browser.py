@@ -34,8 +34,14 @@ def test_clip_table_filters_and_leaderboard_sorts(site, browser_page):
     assert severe and all(s >= 4 for s in severe) and len(severe) < 24
     page.select_option("select[name=severity]", "")
     page.fill("input[name=text]", "teleportation")
-    ids = page.evaluate(f"{VISIBLE_ROWS}.map(r => r.cells[0].innerText)")
-    assert ids and all("teleportation" in i for i in ids)
+    # the text filter searches each clip's id, instruction and event types
+    shown = page.evaluate(f"{VISIBLE_ROWS}.map(r => r.dataset.text)")
+    hidden = page.evaluate(
+        "[...document.querySelectorAll('#clips tbody tr')].filter(r => r.hidden)"
+        ".map(r => r.dataset.text)"
+    )
+    assert shown and all("teleportation" in t for t in shown)
+    assert hidden and not any("teleportation" in t for t in hidden)
     # sorting the leaderboard by recall puts the best first
     page.click("#leaderboard th:has-text('recall')")
     first = page.evaluate("+document.querySelector('#leaderboard tbody tr').cells[3].dataset.v")
