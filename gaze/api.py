@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -86,6 +87,7 @@ async def _run_graph(
     from gaze.graph.services import clip_store, close_run, new_run_id, open_run
     from gaze.models.pool import clip_affinity
 
+    started_at = time.time()
     run_id = new_run_id()
     # the clip's decoding child starts first: it runs while the SDK clients load
     clips = clip_store(ctx)
@@ -102,6 +104,7 @@ async def _run_graph(
     except BaseException:
         clips.close()
         raise
+    svc.started_at = started_at  # the report's wall time includes building the clients
     # every request of this clip prefers one endpoint of a pool (its prefix cache)
     affinity = clip_affinity.set(request.clip_id)
     try:

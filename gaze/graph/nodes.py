@@ -7,7 +7,6 @@ clip's decoding child and image reads in worker threads, through the run's clip 
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Literal, cast
 
 from langgraph.runtime import Runtime
@@ -39,15 +38,15 @@ from gaze.schema.inputs import check_instruction
 async def load_clip(state: State, runtime: Runtime[GazeContext]) -> Update:
     """Check the inputs, decode the clip once (frames encoded once), and write its metadata,
     windows and decoding flags."""
-    started = time.time()
     check_instruction(state["instruction"])
-    clip = await (await services(runtime)).clips.decoded(state["video"])
+    svc = await services(runtime)
+    clip = await svc.clips.decoded(state["video"])
     windows = [
         WindowRef(index=w.index, start_s=w.start_s, end_s=w.end_s, frames=len(w.frame_indices))
         for w in clip.windows
     ]
     return {
-        "started_at": started,
+        "started_at": svc.started_at,
         "clip": cast(ClipRecord, clip.info.model_dump(mode="json")),
         "windows": windows,
         "decode_flags": list(clip.flags),

@@ -13,6 +13,7 @@ Nothing is stored on the context object and nothing is global but this table of 
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -66,6 +67,9 @@ class RunServices:
     kind, and the observers."""
     observed: ObservedWindows = field(default_factory=lambda: ObservedWindows())
     """Which windows have their observation (live progress)."""
+    started_at: float = field(default_factory=time.time)
+    """When the run's work began (wall clock): the report's wall time counts from here, so work
+    started before the graph ran (decoding, grounding, observers) counts too."""
 
     async def aclose(self) -> None:
         for job in self.early.values():

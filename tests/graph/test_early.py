@@ -114,3 +114,25 @@ def test_a_window_is_observed_while_later_windows_are_still_decoding(tmp_path, m
     _diagnose(video, "put the block on the plate", respond)
     assert events.count("observer asked") == 23 and events.count("clip decoded") == 1
     assert events.index("observer asked") < events.index("clip decoded")
+
+
+def test_the_reports_wall_time_counts_the_work_done_before_the_graph(
+    forge_dir, forge_rows, monkeypatch
+):
+    """Decoding, grounding and the observers start before the graph runs; the report's wall
+    time starts with them. It started at the graph's first node before, and a scripted run
+    whose work was all done while the graph module loaded reported 0.02 s."""
+    import gaze.api
+
+    load_graph = gaze.api._load_graph
+
+    def slow_graph_load():
+        threading.Event().wait(0.3)  # the graph module is the slow import of a cold process
+        return load_graph()
+
+    monkeypatch.setattr(gaze.api, "_load_graph", slow_graph_load)
+    row = forge_rows["clean"]
+    _, report = _diagnose(
+        forge_dir / row.video, row.instruction, lambda r: minimal_instance(r.json_schema)
+    )
+    assert report.manifest.wall_time_s >= 0.3
