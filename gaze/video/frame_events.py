@@ -88,6 +88,12 @@ REFRESHED_STILL or more steps of at least this share of the typical step is such
 frozen picture's run is interrupted by at most one (a keyframe, or the encoder's first touch
 on the repeat)."""
 REFRESHED_STILL = 2
+DEAD_STILL = 0.03
+"""Repeats whose steps average at most this share of the repeat level are one picture copied
+bit for bit, which no still scene is (sensor noise and light keep it moving a little: 0.04 and
+more on forge v2). After such a run the encoder's refreshes just before a catch-up jump belong
+to the freeze when the jump reaches FREEZE_CATCH_UP typical steps, not CATCH_UP_THEN_STILL
+(forge v2 seed 808 clip 30 averaged 0.004 and jumped 2.0 typical steps after one refresh)."""
 FREEZE_HOLD_FACTOR = 6.0
 """In a clip that repeats pictures all along (low content rate), a freeze must last this many
 times its usual hold."""
@@ -178,17 +184,26 @@ def still_level(steps: FrameSteps) -> float:
 
 
 def _bridged(
-    runs: list[tuple[int, int]], d1: np.ndarray, gap: float, jump: float
+    runs: list[tuple[int, int]], d1: np.ndarray, gap: float, jump: float, copied: Copied
 ) -> list[tuple[int, int]]:
     """Runs of repeats joined across single steps below ``gap``, each run taken through the
-    encoder's refreshes just before a catch-up jump (``_through_refresh``)."""
+    encoder's refreshes just before a catch-up jump (``_through_refresh``): a jump of ``jump``,
+    or of ``copied[1]`` after a run whose steps average at most ``copied[0]`` (DEAD_STILL)."""
     out: list[tuple[int, int]] = []
     for s, e in runs:
         if out and s == out[-1][1] + 2 and d1[s - 1] < gap:
             out[-1] = (out[-1][0], e)
         else:
             out.append((s, e))
-    return [(s, _through_refresh(e, d1, gap, jump)) for s, e in out]
+    still, copied_jump = copied
+    return [
+        (s, _through_refresh(e, d1, gap, copied_jump if d1[s : e + 1].mean() <= still else jump))
+        for s, e in out
+    ]
+
+
+Copied = tuple[float, float]
+"""(the mean step at most, the jump at least) of a copied picture's catch-up (DEAD_STILL)."""
 
 
 def _through_refresh(e: int, d1: np.ndarray, gap: float, jump: float) -> int:
@@ -232,7 +247,8 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
     gap, jump = FREEZE_GAP_SHARE * typical, CATCH_UP_THEN_STILL * typical
     refresh = REFRESH_SHARE * typical
     # a clip that repeats all along keeps its holds apart, and its pauses are judged as stalls
-    bridged = [] if rhythm else _bridged(runs, d1, gap, jump)
+    copied = (DEAD_STILL * level, catch_up)
+    bridged = [] if rhythm else _bridged(runs, d1, gap, jump, copied)
     found: list[FrameEvent] = []
     # catch-ups first: a bridged run explains the whole freeze, its pieces would be stalls
     for (s, e), kind in [(r, "catch-up") for r in bridged] + [(r, "stall") for r in runs]:

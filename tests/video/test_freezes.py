@@ -131,3 +131,17 @@ def test_a_still_scene_the_encoder_keeps_refreshing_is_not_a_freeze():
     once = into + [REPEAT] * 5 + [1.1 * MOVE] + [REPEAT] * 15 + [3 * MOVE]
     found = _found(once + [MOVE] * 20)  # one keyframe in a frozen picture (seed 1212 clip 52)
     assert [f[:2] for f in found] == [(39, 60)] and "catches up" in found[0][2]
+
+
+def test_a_picture_copied_bit_for_bit_catches_up_through_a_refresh():
+    """An encoder may refresh a frozen picture once before the world catches up. After a run
+    copied bit for bit (steps near 0: no still scene is that still) the jump that follows needs
+    only the ordinary catch-up size (1.5 typical steps), as in forge v2 seed 808 clip 30 (a
+    refresh of 0.5, then 2.0 typical steps). A still scene that moves a little (a robot pausing
+    with sensor noise) still needs the larger jump: bridging every refresh at 1.5 typical steps
+    made 45 false alarms over 16 forge v2 seeds."""
+    copied = [MOVE] * 40 + [0.0] * 15 + [0.5 * MOVE, 2 * MOVE, 0.7 * MOVE] + [MOVE] * 20
+    found = _found(copied)
+    assert [f[:2] for f in found] == [(39, 55)] and "catches up" in found[0][2]
+    noisy = [MOVE] * 40 + [0.1 * MOVE] * 15 + [0.5 * MOVE, 2 * MOVE, 0.7 * MOVE] + [MOVE] * 20
+    assert _found(noisy) == []
