@@ -35,13 +35,17 @@ from gaze.pixel_diagnosis import diagnose_pixels
 from gaze.schema.inputs import ClipInput
 from gaze.schema.manifest import ManifestClip
 
-TUNED_SEEDS = (1, 2, 3, 101, 202, 303, 404, 505, 606, 707, 808, 909, 1010, 1111, 1212, 1313, 1616)
+TUNED_SEEDS = (
+    *(1, 2, 3, 101, 202, 303, 404, 505, 606, 707),
+    *(808, 909, 1010, 1111, 1212, 1313, 1616, 1919),
+)
 """Forge v2 seeds looked at while choosing thresholds: never quote figures from them as held
 out (404 and 505 were held out until their false alarms were read, 606, 808, 909, 1010 and 1111
 until their misses were read, 2026-12-01; 1212 and 1313 until their false alarms were read, and
 303 and 707 until every rule was checked against their clips one by one, and 1616 until its
-freeze misses were read, 2026-12-01). 1414 and 1515, the default, were forged on 2026-12-01 and
-only their summary tables read."""
+freeze misses were read, 2026-12-01; 1919's false alarms were read at the end of that day, and
+no rule has been made from them yet). 1414 and 1515, the default, were forged on 2026-12-01 and
+only their summary tables read; so were 1717 and 1818."""
 HELD_OUT = (1414, 1515)
 
 
