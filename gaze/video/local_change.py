@@ -37,6 +37,15 @@ the other half of a teleport whose first half is stable: a vanishing and an appe
 same colour in one step, when the changes around this one number at most this share of its area.
 Without it a teleport whose half sat beside a little noise was reported as a lone vanishing or
 appearing (forge v2 seeds 707, 808, 909, 1: 19-90 changed pixels against 16-76 allowed)."""
+SETTLING_INSIDE = 0.1
+"""An appearing region may change more than LOCAL_STABLE around it in the step after, up to
+SETTLING_AROUND, when at least this share of its own area changes again in that step: a
+low-quality encoder refines a new object over the next frame or two, where something moving
+near the place changes around it, not inside..."""
+SETTLING_AROUND = 0.6
+SETTLING_CALM = 0.1
+"""...and when nothing changed around it in the step before (at most this share of its area):
+a thing the arm brought, or one coming into view, has motion beside it before it shows."""
 PRESENT_DISTANCE = 30.0
 """Colour distance to the surrounding ring above which a region holds an object."""
 ABSENT_RATIO = 0.5
@@ -92,6 +101,9 @@ class _Region:
     steady: bool = True
     """Stable in the steps either side (LOCAL_STABLE); an unsteady region may only complete a
     teleport (PARTNER_STABLE)."""
+    settling: bool = False
+    """Calm in the step before (SETTLING_CALM), and part of the change in the step after falls
+    inside the region itself (SETTLING_INSIDE): an encoder refining what just appeared."""
 
 
 class _Steps:
@@ -161,10 +173,9 @@ def _regions(steps: _Steps, i: int) -> list[_Region]:
         # leaves disjoint change regions, but always next to where it was a step before.
         reach = int(max(stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]) // 2 + 2)
         around = cv2.dilate(mask.astype(np.uint8), np.ones((3, 3), np.uint8), iterations=reach) > 0
-        nearby = max(
-            (int(pair[around].sum()) for pair in (before_pair, after_pair) if pair is not None),
-            default=0,
-        )
+        nearby_before = 0 if before_pair is None else int(before_pair[around].sum())
+        nearby_after = 0 if after_pair is None else int(after_pair[around].sum())
+        nearby = max(nearby_before, nearby_after)
         if nearby > PARTNER_STABLE * area:
             continue
         before, colour_before = _presence(step.earlier, mask)
@@ -179,8 +190,16 @@ def _regions(steps: _Steps, i: int) -> list[_Region]:
             round((y + bh) / h, 4),
         )
         steady = nearby <= LOCAL_STABLE * area
+        settling = (
+            nearby_before <= SETTLING_CALM * area
+            and nearby_after <= SETTLING_AROUND * area
+            and after_pair is not None
+            and int(after_pair[mask].sum()) >= SETTLING_INSIDE * area
+        )
         centre = tuple(centroids[label])
-        out.append(_Region(mask, box, centre, before, after, colour_before, colour_after, steady))
+        out.append(
+            _Region(mask, box, centre, before, after, colour_before, colour_after, steady, settling)
+        )
     return out
 
 
@@ -278,8 +297,10 @@ def local_changes(
                     ],
                 )
             )
+        appeared = [
+            r for r in appeared if r.steady or (r.settling and not _same_colour(r, vanished))
+        ]
         vanished = [r for r in vanished if r.steady]
-        appeared = [r for r in appeared if r.steady]
         for r in vanished:
             found.append(
                 LocalChange(
@@ -306,7 +327,12 @@ def local_changes(
                     [
                         f"colour distance to surroundings {r.before:.0f}->{r.after:.0f} "
                         f"(object>{PRESENT_DISTANCE:g}, before <{ABSENT_RATIO:g}x)",
-                        "region stable before and after the step",
+                        (
+                            "region stable before and after the step"
+                            if r.steady
+                            else "nothing moved around the region in the step before; in the "
+                            "step after it changes inside (the encoder refining a new object)"
+                        ),
                     ],
                     confidence=0.6,
                     boxes=[(i, r.box, "after")],
@@ -338,6 +364,16 @@ def _teleports(vanished: list[_Region], appeared: list[_Region]) -> list[tuple[_
             used |= {id(gone), id(twin)}
             pairs.append((gone, twin))
     return pairs
+
+
+def _same_colour(twin: _Region, vanished: list[_Region]) -> bool:
+    """Whether something of ``twin``'s colour vanished in the same step: a settling appearance
+    is then one object moving (carried fast) or a teleport with no steady half, not a thing
+    brought by nothing."""
+    return any(
+        float(np.linalg.norm(twin.colour_after - gone.colour_before)) <= SAME_OBJECT_DISTANCE
+        for gone in vanished
+    )
 
 
 def _unsteady_half(gone: _Region, twin: _Region) -> list[str]:
