@@ -50,6 +50,10 @@ the step into the repeats, and the step after the step out, are not repeats them
 pan or zoom that the renderer or the encoder turns into isolated jumps between repeats is not
 a stall). A clip that repeats pictures all along moves in such jumps everywhere; there the
 length rule (FREEZE_HOLD_FACTOR) decides instead."""
+STALL_REFRESH = 2.0
+"""A stall's repeats may be interrupted by one step below this many times the repeat level: the
+encoder refreshing the stalled picture (forge v2 seed 1616 clip 63: 0.55 grey levels against a
+level of 0.5, in the middle of a 0.5 s stall at 10 fps)."""
 EASE_OUT_SHARE = 0.6
 """A stall's last repeat stays below this share of the repeat level: a robot easing out of a
 hold moves a little on the last frame that still counts as a repeat, where a stalled picture
@@ -189,17 +193,23 @@ def _bridged(
     """Runs of repeats joined across single steps below ``gap``, each run taken through the
     encoder's refreshes just before a catch-up jump (``_through_refresh``): a jump of ``jump``,
     or of ``copied[1]`` after a run whose steps average at most ``copied[0]`` (DEAD_STILL)."""
+    out = _joined(runs, d1, gap)
+    still, copied_jump = copied
+    return [
+        (s, _through_refresh(e, d1, gap, copied_jump if d1[s : e + 1].mean() <= still else jump))
+        for s, e in out
+    ]
+
+
+def _joined(runs: list[tuple[int, int]], d1: np.ndarray, gap: float) -> list[tuple[int, int]]:
+    """Runs of repeats joined across single steps below ``gap``."""
     out: list[tuple[int, int]] = []
     for s, e in runs:
         if out and s == out[-1][1] + 2 and d1[s - 1] < gap:
             out[-1] = (out[-1][0], e)
         else:
             out.append((s, e))
-    still, copied_jump = copied
-    return [
-        (s, _through_refresh(e, d1, gap, copied_jump if d1[s : e + 1].mean() <= still else jump))
-        for s, e in out
-    ]
+    return out
 
 
 Copied = tuple[float, float]
@@ -251,7 +261,8 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
     bridged = [] if rhythm else _bridged(runs, d1, gap, jump, copied)
     found: list[FrameEvent] = []
     # catch-ups first: a bridged run explains the whole freeze, its pieces would be stalls
-    for (s, e), kind in [(r, "catch-up") for r in bridged] + [(r, "stall") for r in runs]:
+    stalls = runs if rhythm else _joined(runs, d1, STALL_REFRESH * level)
+    for (s, e), kind in [(r, "catch-up") for r in bridged] + [(r, "stall") for r in stalls]:
         if s < 2 or e + 1 >= n or e - s + 1 < FREEZE_MIN_FRAMES:
             continue
         if _touches(s - 2, e + 1, ignore) or _touches(s - 1, e, [(f.first, f.last) for f in found]):

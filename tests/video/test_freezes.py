@@ -145,3 +145,13 @@ def test_a_picture_copied_bit_for_bit_catches_up_through_a_refresh():
     assert [f[:2] for f in found] == [(39, 55)] and "catches up" in found[0][2]
     noisy = [MOVE] * 40 + [0.1 * MOVE] * 15 + [0.5 * MOVE, 2 * MOVE, 0.7 * MOVE] + [MOVE] * 20
     assert _found(noisy) == []
+
+
+def test_a_stall_the_encoder_refreshes_once_is_still_a_stall():
+    """A stall of 13 frames (0.43 s) whose repeats are interrupted once by a refresh of 1.5
+    times the repeat level is one stall; each half alone is too short, so it was missed before
+    (forge v2 seed 1616 clip 63). A step of 2.5 times the level is motion: nothing."""
+    moving = [MOVE] * 20
+    refreshed = _found(moving + [REPEAT] * 6 + [0.6] + [REPEAT] * 6 + moving)
+    assert [f[:2] for f in refreshed] == [(19, 32)] and "motion just before" in refreshed[0][2]
+    assert _found(moving + [REPEAT] * 6 + [1.0] + [REPEAT] * 6 + moving) == []
