@@ -21,10 +21,12 @@ from gaze.video.clip import AnalysisFrames
 from gaze.video.frame_events import STALL_ABRUPT, typical_step
 from gaze.video.frame_evidence import FrameLevel, frame_events, glitch_spans
 from gaze.video.local_change import LocalChange, local_changes
+from gaze.video.motion import camera_confirms
 from gaze.video.pixel_event import pixel_event
 from gaze.video.runs import near, true_runs
 from gaze.video.shake import SHAKE_SHIFT_PX, shaking_frames
 from gaze.video.signals import SAME_PICTURE_DIFF, SignalSeries, distinct_steps
+from gaze.video.spill import Frames
 from gaze.video.steps import FrameSteps, exact_frame, widened_to_frames
 
 CHANGE_AWAY_FROM_MOTION = 0.5
@@ -152,11 +154,14 @@ def camera_shake(
     sig: SignalSeries,
     every_frame: FrameSteps | None = None,
     glitches_s: Sequence[tuple[float, float]] = (),
+    thumbs: Frames | None = None,
 ) -> tuple[list[Event], list[tuple[int, int]]]:
     """Shaking found on analysis frames; its span reaches the decoded frames between them
     (``every_frame``) that jump as much. An episode that is gone once the glitched frames
     (``glitches_s``, spans in seconds) are taken off the camera's path was the glitch; one that
-    stays is shaking, whose frames often pass the glitch test too."""
+    stays is shaking, whose frames often pass the glitch test too. With the analysis frames'
+    ``thumbs``, an episode whose large shifts aligning the frames does not confirm is something
+    moving in the scene, not the camera (``camera_confirms``)."""
     shift = sig.shifts
     size = np.linalg.norm(shift, axis=1)
     shaking = shaking_frames(shift)
@@ -165,6 +170,10 @@ def camera_shake(
         for s, e in true_runs(shaking):
             if not without[s : e + 1].any():
                 shaking[s : e + 1] = False
+    for s, e in true_runs(shaking):
+        large = [i for i in range(max(s, 1), e + 1) if size[i] > SHAKE_SHIFT_PX]
+        if thumbs is not None and not camera_confirms(thumbs, shift, large):
+            shaking[s : e + 1] = False
     events, runs = [], []
     reach = float(np.median(np.diff(sig.times_s))) if len(sig.times_s) > 1 else 0.0
     typical = typical_step(every_frame) if every_frame is not None else 0.0
@@ -354,7 +363,9 @@ def detect(frames: AnalysisFrames, sig: SignalSeries) -> list[Event]:
     # a glitch (a foreign or torn frame) during a pan jumps the view out and back: found first,
     # so that it is not taken for the camera shaking
     glitches_s = glitch_spans(frames.steps, _seconds(dark_runs, sig))
-    shake_events, shake_runs_m = camera_shake(motion_sig, frames.steps, glitches_s)
+    shake_events, shake_runs_m = camera_shake(
+        motion_sig, frames.steps, glitches_s, motion_frames.thumbs
+    )
     shake_runs = _span_indices(shake_runs_m, motion_sig, sig)
     blur_events, blur_runs = blur(sig, analysis_fps, dark_runs + shake_runs)
     explained_s = _seconds(dark_runs + blur_runs + shake_runs, sig)
