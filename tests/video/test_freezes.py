@@ -155,3 +155,14 @@ def test_a_stall_the_encoder_refreshes_once_is_still_a_stall():
     refreshed = _found(moving + [REPEAT] * 6 + [0.6] + [REPEAT] * 6 + moving)
     assert [f[:2] for f in refreshed] == [(19, 32)] and "motion just before" in refreshed[0][2]
     assert _found(moving + [REPEAT] * 6 + [1.0] + [REPEAT] * 6 + moving) == []
+
+
+def test_a_catch_up_the_encoder_spreads_over_two_frames_is_a_freeze():
+    """After the repeats the picture steps 3.5 and then jumps 8 before moving on at 2: the
+    encoder started on the catch-up a frame early (forge v2 seed 2323 clip 85: 2.96, 8.22,
+    1.44). Read as a robot speeding up before, it was missed. A robot that goes on speeding up
+    (3.5, 8, 10) is still not a freeze."""
+    moving = [MOVE] * 20
+    spread = _found(moving + [REPEAT] * 20 + [3.5, 8.0] + moving)
+    assert [f[:2] for f in spread] == [(19, 40)] and "catches up" in spread[0][2]
+    assert _found(moving + [REPEAT] * 20 + [3.5, 8.0, 10.0] + moving) == []
