@@ -170,10 +170,11 @@ def camera_shake(
         for s, e in true_runs(shaking):
             if not without[s : e + 1].any():
                 shaking[s : e + 1] = False
-    for s, e in true_runs(shaking):
-        large = [i for i in range(max(s, 1), e + 1) if size[i] > SHAKE_SHIFT_PX]
-        if thumbs is not None and not camera_confirms(thumbs, shift, large):
-            shaking[s : e + 1] = False
+    if thumbs is not None:
+        for s, e in true_runs(shaking):
+            large = [i for i in range(max(s, 1), e + 1) if size[i] > SHAKE_SHIFT_PX]
+            if not camera_confirms(thumbs, shift, large):
+                shaking[s : e + 1] = False
     events, runs = [], []
     reach = float(np.median(np.diff(sig.times_s))) if len(sig.times_s) > 1 else 0.0
     typical = typical_step(every_frame) if every_frame is not None else 0.0

@@ -357,7 +357,7 @@ def _teleports(vanished: list[_Region], appeared: list[_Region]) -> list[tuple[_
                 for r in appeared
                 if id(r) not in used and (r.steady if steady_only else r.steady != gone.steady)
             ]
-            gaps = [float(np.linalg.norm(r.colour_after - gone.colour_before)) for r in twins]
+            gaps = [_colour_gap(gone, r) for r in twins]
             if not gaps or min(gaps) > SAME_OBJECT_DISTANCE:
                 continue
             twin = twins[int(np.argmin(gaps))]
@@ -366,14 +366,16 @@ def _teleports(vanished: list[_Region], appeared: list[_Region]) -> list[tuple[_
     return pairs
 
 
+def _colour_gap(gone: _Region, twin: _Region) -> float:
+    """Colour distance between what vanished and what appeared (SAME_OBJECT_DISTANCE)."""
+    return float(np.linalg.norm(twin.colour_after - gone.colour_before))
+
+
 def _same_colour(twin: _Region, vanished: list[_Region]) -> bool:
     """Whether something of ``twin``'s colour vanished in the same step: a settling appearance
     is then one object moving (carried fast) or a teleport with no steady half, not a thing
     brought by nothing."""
-    return any(
-        float(np.linalg.norm(twin.colour_after - gone.colour_before)) <= SAME_OBJECT_DISTANCE
-        for gone in vanished
-    )
+    return any(_colour_gap(gone, twin) <= SAME_OBJECT_DISTANCE for gone in vanished)
 
 
 def _unsteady_half(gone: _Region, twin: _Region) -> list[str]:
