@@ -2,6 +2,8 @@
 
 import os as _os
 
+from gaze.lazy import lazy_members
+
 __version__ = "0.1.0"
 
 # OpenCV's FFmpeg backend prints its own diagnostics to stderr ("moov atom not found", ...);
@@ -10,13 +12,7 @@ _os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
 _os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 
 
-def __getattr__(name: str) -> object:
-    # ``from gaze import diagnose`` without importing LangGraph on every ``import gaze``
-    if name in ("diagnose", "adiagnose"):
-        from gaze import api
-
-        return getattr(api, name)
-    raise AttributeError(f"module 'gaze' has no attribute {name!r}")
-
+# ``from gaze import diagnose`` without importing LangGraph on every ``import gaze``
+__getattr__ = lazy_members(__name__, {"diagnose": "api", "adiagnose": "api"})
 
 __all__ = ["__version__", "adiagnose", "diagnose"]

@@ -118,6 +118,7 @@ async def _run_graph(
         }
         # grounding calls, decoding and the pixel pass start while the graph module loads
         start_early(inputs, svc, ctx)
+        await _first_request_handed_over(svc)
         graph = await asyncio.to_thread(_load_graph)
         config = {"run_id": uuid.UUID(run_id), "recursion_limit": 100}
         deadline = asyncio.timeout(ctx.clip_timeout_s)
@@ -134,6 +135,25 @@ async def _run_graph(
     finally:
         clip_affinity.reset(affinity)
         await close_run(run_id)
+
+
+SEND_GRACE_S = 0.1
+"""Time the SDK gets to put the first requests on the wire before the graph module loads."""
+
+
+async def _first_request_handed_over(svc: Any) -> None:
+    """Wait until the run's first request is with its backbone, or the work started early has
+    ended without one (cached replies, a failure). LangGraph is the largest import of a run: it
+    then loads while the first replies are awaited, instead of slowing the event loop that reads
+    the first frame and builds the first requests."""
+    if not svc.early:
+        return
+    handed = asyncio.ensure_future(svc.caller.handed_over.wait())
+    try:
+        await asyncio.wait([handed, *svc.early.values()], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        handed.cancel()
+    await asyncio.sleep(SEND_GRACE_S)
 
 
 def _load_graph() -> Any:

@@ -4,12 +4,38 @@ Choosing among outputs (routing, verification, merging) is done by pure function
     from gaze.agents import ground, observe_window, score_segment, route, examine, criticise
 """
 
-from gaze.agents.critic import criticise, merge, verify
-from gaze.agents.grounding import SceneMemory, TaskMemory, ground
-from gaze.agents.judges import judge_axis, progress_pairs, progress_sequence
-from gaze.agents.observer import WindowObservation, observe_window
-from gaze.agents.router import route, score_segment
-from gaze.agents.specialist import examine, to_hypotheses
+from typing import TYPE_CHECKING
+
+from gaze.lazy import lazy_members
+
+if TYPE_CHECKING:
+    from gaze.agents.critic import criticise, merge, verify
+    from gaze.agents.grounding import SceneMemory, TaskMemory, ground
+    from gaze.agents.judges import judge_axis, progress_pairs, progress_sequence
+    from gaze.agents.observer import WindowObservation, observe_window
+    from gaze.agents.router import route, score_segment
+    from gaze.agents.specialist import examine, to_hypotheses
+
+__getattr__ = lazy_members(
+    __name__,
+    {
+        "criticise": "critic",
+        "merge": "critic",
+        "verify": "critic",
+        "SceneMemory": "grounding",
+        "TaskMemory": "grounding",
+        "ground": "grounding",
+        "judge_axis": "judges",
+        "progress_pairs": "judges",
+        "progress_sequence": "judges",
+        "WindowObservation": "observer",
+        "observe_window": "observer",
+        "route": "router",
+        "score_segment": "router",
+        "examine": "specialist",
+        "to_hypotheses": "specialist",
+    },
+)
 
 __all__ = [
     "SceneMemory",

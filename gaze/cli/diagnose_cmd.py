@@ -7,7 +7,7 @@ import json
 import sys
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -19,10 +19,10 @@ from gaze.cli.progress_bar import GraphProgress
 from gaze.errors import GazeInputError
 from gaze.graph.context import ENVIRONMENT, JUDGES, GazeContext, default_of, description_of
 from gaze.models.registry import parse_role_bindings
-from gaze.report.files import report_json, write_html, write_report
-from gaze.report.terminal import render, report_console
 from gaze.schema.inputs import ClipInput
-from gaze.schema.report import Report
+
+if TYPE_CHECKING:  # the report's modules load while the clip runs, not before its first request
+    from gaze.schema.report import Report
 
 
 def demo_clip() -> tuple[Path, str]:
@@ -139,6 +139,9 @@ def diagnose(
 
         with status.status(f"diagnosing {clip.name} from pixel evidence …"):
             report = diagnose_pixels(request)
+    from gaze.report.files import report_json, write_html, write_report
+    from gaze.report.terminal import render, report_console
+
     if out is not None:
         write_report(report, out)
     if html_out is not None:

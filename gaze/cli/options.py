@@ -6,8 +6,6 @@ import json
 import sys
 from pathlib import Path
 
-import cv2
-
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.errors import GazeInputError
 from gaze.schema.inputs import check_instruction
@@ -27,6 +25,8 @@ def initial_frame_or_error(path: Path | None) -> str | None:
         return None
     if not path.is_file():
         raise GazeInputError(f"--initial-frame: no such file: {path}")
+    import cv2  # only here: a model run sends its first request before OpenCV has loaded
+
     if cv2.imread(str(path)) is None:
         raise GazeInputError(f"--initial-frame: {path} is not an image gaze can read")
     return str(path)

@@ -112,6 +112,9 @@ class Caller:
         self._failures_in_a_row: dict[int, int] = {}
         self.max_reply_chars = max_reply_chars
         """Longer replies are refused unread: not parsed, not fed back, not cached."""
+        self.handed_over = asyncio.Event()
+        """Set once a request has been handed to a backbone (``gaze.api`` loads the graph module
+        after that, so that its import does not compete with the first requests)."""
 
     def backbone(self, role: str) -> Backbone:
         try:
@@ -222,6 +225,7 @@ class Caller:
         started = time.perf_counter()
         async with self._semaphore:
             self._breaker(backbone)  # it may have opened while this request waited
+            self.handed_over.set()
             try:
                 reply = await asyncio.wait_for(
                     backbone.complete(request), timeout=self.request_timeout_s

@@ -11,8 +11,10 @@ import string
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
-from gaze.schema.report import PromptRecord
+if TYPE_CHECKING:  # the report's models load with the report, not with every prompt
+    from gaze.schema.report import PromptRecord
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class Prompt:
 
     @property
     def record(self) -> PromptRecord:
+        from gaze.schema.report import PromptRecord
+
         return PromptRecord(id=self.id, version=self.version, hash=self.hash)
 
 

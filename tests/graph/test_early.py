@@ -136,3 +136,40 @@ def test_the_reports_wall_time_counts_the_work_done_before_the_graph(
         forge_dir / row.video, row.instruction, lambda r: minimal_instance(r.json_schema)
     )
     assert report.manifest.wall_time_s >= 0.3
+
+
+def test_the_graph_module_loads_once_the_first_requests_are_handed_over(
+    forge_dir, forge_rows, monkeypatch
+):
+    import gaze.api
+
+    asked_when_loading: list[list[str]] = []
+    backbone = ScriptedBackbone(lambda r: minimal_instance(r.json_schema), model="early")
+    load_graph = gaze.api._load_graph
+
+    def recording_load():
+        asked_when_loading.append([r.schema_name for r in backbone.requests])
+        return load_graph()
+
+    monkeypatch.setattr(gaze.api, "_load_graph", recording_load)
+    row = forge_rows["clean"]
+    asyncio.run(
+        adiagnose(
+            forge_dir / row.video,
+            row.instruction,
+            backbones={"default": backbone},
+            context=GazeContext(use_cache=False),
+        )
+    )
+    # LangGraph's import competes for the interpreter with the SDK's work on the first requests
+    assert len(asked_when_loading) == 1
+    assert {"TaskMemory", "SceneMemory"} <= set(asked_when_loading[0])
+
+
+def test_the_graph_loads_without_waiting_when_nothing_started_early():
+    import types
+
+    from gaze.api import _first_request_handed_over
+
+    idle = types.SimpleNamespace(early={}, caller=None)
+    asyncio.run(asyncio.wait_for(_first_request_handed_over(idle), timeout=5))

@@ -1,0 +1,40 @@
+"""Package namespaces import their members on first use: a submodule import pays only for what
+it needs (``gaze diagnose`` sends its first request sooner)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def _loaded_after(statement: str) -> set[str]:
+    probe = f"import sys\n{statement}\nprint(' '.join(m for m in sys.modules if 'gaze' in m))"
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    return set(proc.stdout.split())
+
+
+def test_a_submodule_import_loads_none_of_its_siblings():
+    loaded = _loaded_after("import gaze.schema.inputs, gaze.agents.grounding, gaze.models.protocol")
+    assert {"gaze.schema.inputs", "gaze.agents.grounding", "gaze.models.protocol"} <= loaded
+    assert not {"gaze.schema.report", "gaze.agents.critic", "gaze.models.scripted"} & loaded
+
+
+def test_the_diagnose_command_loads_the_report_writers_only_when_it_writes():
+    loaded = _loaded_after("import gaze.cli.diagnose_cmd")
+    assert not {"gaze.report.terminal", "gaze.report.files"} & loaded
+
+
+def test_package_members_are_still_importable_from_the_package():
+    from gaze import agents, models, schema
+
+    assert schema.Report.__name__ == "Report"
+    assert agents.route.__module__ == "gaze.agents.router"
+    assert models.ScriptedBackbone.__module__ == "gaze.models.scripted"
+    with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
+        _ = schema.Nothing
+    with pytest.raises(ImportError):
+        from gaze.models import nothing_here  # noqa: F401
