@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import sys
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -141,19 +142,25 @@ SEND_GRACE_S = 0.1
 """Time the SDK gets to put the first requests on the wire before the graph module loads."""
 
 
+def _graph_loaded() -> bool:
+    return "gaze.graph.graph" in sys.modules
+
+
 async def _first_request_handed_over(svc: Any) -> None:
-    """Wait until the run's first request is with its backbone, or the work started early has
-    ended without one (cached replies, a failure). LangGraph is the largest import of a run: it
-    then loads while the first replies are awaited, instead of slowing the event loop that reads
-    the first frame and builds the first requests."""
-    if not svc.early:
+    """In a process that has not loaded the graph module yet, wait until the run's first request
+    is with its backbone (and SEND_GRACE_S more), or the work started early has ended without
+    one (cached replies, a failure). LangGraph is the largest import of a run: it then loads
+    while the first replies are awaited, instead of slowing the event loop that reads the first
+    frame and builds the first requests. Later clips of the process do not wait."""
+    if not svc.early or _graph_loaded():
         return
     handed = asyncio.ensure_future(svc.caller.handed_over.wait())
     try:
         await asyncio.wait([handed, *svc.early.values()], return_when=asyncio.FIRST_COMPLETED)
+        if handed.done():
+            await asyncio.sleep(SEND_GRACE_S)
     finally:
         handed.cancel()
-    await asyncio.sleep(SEND_GRACE_S)
 
 
 def _load_graph() -> Any:

@@ -152,6 +152,7 @@ def test_the_graph_module_loads_once_the_first_requests_are_handed_over(
         return load_graph()
 
     monkeypatch.setattr(gaze.api, "_load_graph", recording_load)
+    monkeypatch.setattr(gaze.api, "_graph_loaded", lambda: False)  # as in a new process
     row = forge_rows["clean"]
     asyncio.run(
         adiagnose(
@@ -166,10 +167,20 @@ def test_the_graph_module_loads_once_the_first_requests_are_handed_over(
     assert {"TaskMemory", "SceneMemory"} <= set(asked_when_loading[0])
 
 
-def test_the_graph_loads_without_waiting_when_nothing_started_early():
+def test_the_graph_loads_without_waiting_when_nothing_started_early_or_it_is_loaded(monkeypatch):
     import types
 
-    from gaze.api import _first_request_handed_over
+    import gaze.api
 
-    idle = types.SimpleNamespace(early={}, caller=None)
-    asyncio.run(asyncio.wait_for(_first_request_handed_over(idle), timeout=5))
+    async def never() -> None:
+        await asyncio.Event().wait()
+
+    async def check() -> None:
+        idle = types.SimpleNamespace(early={}, caller=None)
+        await asyncio.wait_for(gaze.api._first_request_handed_over(idle), timeout=5)
+        monkeypatch.setattr(gaze.api, "_graph_loaded", lambda: True)  # a later clip
+        busy = types.SimpleNamespace(early={"task": asyncio.ensure_future(never())}, caller=None)
+        await asyncio.wait_for(gaze.api._first_request_handed_over(busy), timeout=5)
+        busy.early["task"].cancel()
+
+    asyncio.run(check())
