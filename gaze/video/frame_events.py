@@ -275,7 +275,9 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
     # catch-ups first: a bridged run explains the whole freeze, its pieces would be stalls
     stalls = runs if rhythm else _joined(runs, d1, STALL_REFRESH * level)
     for (s, e), kind in [(r, "catch-up") for r in bridged] + [(r, "stall") for r in stalls]:
-        if s < 2 or e + 1 >= n or e - s + 1 < FREEZE_MIN_FRAMES:
+        # the step out needs a step after it: a jump on the last frame may be the encoder's
+        # final refresh of a still picture, and nothing after it tells the two apart
+        if s < 2 or e + 2 >= n or e - s + 1 < FREEZE_MIN_FRAMES:
             continue
         if _touches(s - 2, e + 1, ignore) or _touches(s - 1, e, [(f.first, f.last) for f in found]):
             continue
@@ -295,9 +297,9 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
                 continue  # isolated jumps between repeats: a slow pan or zoom, not a stall
             why = f"motion just before {before:.1f} and just after {after:.1f} (>= {stall:.1f})"
         else:
-            if e + 2 < n and d1[e + 2] < level and after < jump:
+            if d1[e + 2] < level and after < jump:
                 continue  # one step between repeats: an encoder refreshing a still picture
-            if e + 2 < n and after < CATCH_UP_SPIKE * d1[e + 2]:
+            if after < CATCH_UP_SPIKE * d1[e + 2]:
                 continue  # the first step is no larger than the next: a robot resuming
             if int((d1[s : e + 1] >= refresh).sum()) >= REFRESHED_STILL:
                 continue  # refreshed again and again: a still scene, not a repeated picture

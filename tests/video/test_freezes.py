@@ -166,3 +166,15 @@ def test_a_catch_up_the_encoder_spreads_over_two_frames_is_a_freeze():
     spread = _found(moving + [REPEAT] * 20 + [3.5, 8.0] + moving)
     assert [f[:2] for f in spread] == [(19, 40)] and "catches up" in spread[0][2]
     assert _found(moving + [REPEAT] * 20 + [3.5, 8.0, 10.0] + moving) == []
+
+
+def test_a_jump_on_the_last_frame_is_not_judged_a_freeze():
+    """A low-quality VP9 encoder ends a clip with a refresh: a still scene copied bit for bit
+    jumps on its very last frame (forge v2 seed 2727 clip 78: 14 repeats, then 3.8 grey levels
+    on frame 256 of 257, where the rendered frames hold still). With no step after it, nothing
+    tells it from a world catching up or a stall going on, so it is left alone; one moving
+    frame more and it is judged as before."""
+    into = [MOVE] * 40 + [REPEAT] * 20
+    assert _found(into + [3 * MOVE]) == []
+    caught_up = _found(into + [3 * MOVE, MOVE])
+    assert [f[:2] for f in caught_up] == [(39, 59)] and "catches up" in caught_up[0][2]
