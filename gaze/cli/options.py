@@ -25,7 +25,7 @@ def initial_frame_or_error(path: Path | None) -> str | None:
         return None
     if not path.is_file():
         raise GazeInputError(f"--initial-frame: no such file: {path}")
-    import cv2  # only here: a model run sends its first request before OpenCV has loaded
+    import cv2  # only for --initial-frame: the other checks here need no OpenCV
 
     if cv2.imread(str(path)) is None:
         raise GazeInputError(f"--initial-frame: {path} is not an image gaze can read")
