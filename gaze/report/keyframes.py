@@ -13,12 +13,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cv2
 import numpy as np
 
+from gaze.errors import GazeInputError
 from gaze.schema.events import Event
 from gaze.video.clip import frame_time
 from gaze.video.frames import encode_jpeg, resize_max_side
+from gaze.video.reader import VideoReader
 
 EVENT_SIDE = (480, 180)
 """Most width and height of an event's key frames, pixels (wide clips stay legible)."""
@@ -152,24 +153,24 @@ def grab_stills(
     as a JPEG that fits that size; one sequential pass, decoding only the frames asked for. A
     time past the last frame gets the latest frame already shown (or nothing); an unreadable
     file gives nothing."""
-    cap = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG)
     stills: dict[tuple[float, Size], Still] = {}
     try:
-        if not cap.isOpened():
-            return stills
+        reader = VideoReader(path)
+    except GazeInputError:
+        return stills
+    with reader:
         todo = sorted(set(wanted))
         half = 0.5 / fps
-        index, previous, last_frame = -1, None, None
-        while todo and cap.grab():
-            index += 1
-            t = frame_time(cap, index, fps, previous)
+        previous, last_frame = None, None
+        for index, (pts, picture) in enumerate(reader.pictures()):
+            if not todo:
+                break
+            t = frame_time(pts, index, fps, previous)
             previous = t
             due = [w for w in todo if t >= w[0] - half]
             if not due:
                 continue
-            ok, frame = cap.retrieve()
-            if not ok or frame is None:
-                continue
+            frame = picture.bgr()
             last_frame = (t, frame)
             for w in due:
                 stills[w] = _still(t, frame, w[1])
@@ -177,8 +178,6 @@ def grab_stills(
         if todo and last_frame is not None:
             for w in todo:
                 stills[w] = _still(last_frame[0], last_frame[1], w[1])
-    finally:
-        cap.release()
     return stills
 
 

@@ -19,8 +19,9 @@ import numpy as np
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.errors import GazeInputError
 from gaze.schema.report import ClipInfo
-from gaze.video.frames import analysis_size, encode_jpeg, resize_max_side
+from gaze.video.frames import analysis_size, encode_jpeg, fitted_size, resize_max_side
 from gaze.video.grid import window_grid
+from gaze.video.reader import VideoReader
 from gaze.video.spill import BlobStore, Frames, FrameStore
 from gaze.video.steps import FrameSteps, StepMeter
 from gaze.video.windows import SamplingSettings, Window, empty_windows, window_of
@@ -30,7 +31,7 @@ MIN_SIDE = 8
 MAX_SANE_FPS = 1000.0
 FALLBACK_FPS = 30.0
 PTS_PRECISION_S = 0.001
-"""Resolution of the timestamps OpenCV reports (whole milliseconds)."""
+"""Resolution of the coarsest container timestamps (Matroska's whole milliseconds)."""
 BLUR_MEASURE_SIDE = 320
 
 WindowSink = Callable[["Window", dict[int, bytes], bytes | None], None]
@@ -78,12 +79,6 @@ def check_video_path(path: Path) -> None:
         raise GazeInputError(f"{path} is an image, not a video (pass it as --initial-frame)")
 
 
-def _fourcc(cap: cv2.VideoCapture) -> str:
-    code = int(cap.get(cv2.CAP_PROP_FOURCC)) & 0xFFFFFFFF
-    text = "".join(chr((code >> (8 * i)) & 0xFF) for i in range(4))
-    return text.strip("\x00 ") if text.isprintable() else ""
-
-
 def _measure(frame: np.ndarray) -> tuple[float, float, float]:
     # OpenCV's one-pass mean and deviation: numpy's grey.std() converts the frame to float64
     # first, and cost a third of a decode
@@ -113,35 +108,27 @@ def open_clip(
     settings = settings or SamplingSettings()
     path = Path(path)
     check_video_path(path)
-    cap = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG)
-    if not cap.isOpened():
-        raise GazeInputError(
-            f"{path} is not a video gaze can open "
-            "(unknown format, unsupported codec, or corrupt file)"
-        )
-    try:
-        return _decode(cap, path, settings, encode, on_window if encode else None, on_thumb)
-    finally:
-        cap.release()
+    with VideoReader(path) as reader:
+        return _decode(reader, path, settings, encode, on_window if encode else None, on_thumb)
 
 
-def frame_time(cap: cv2.VideoCapture, index: int, fps: float, previous: float | None) -> float:
-    """Time of the frame just grabbed: its timestamp when the container gives a sane one that
-    moves forward, else its index over the frame rate.
+def frame_time(pts: float | None, index: int, fps: float, previous: float | None) -> float:
+    """A decoded frame's time in seconds: its presentation time when that is sane (finite, not
+    negative, after the previous frame's), else its index over the frame rate.
 
-    OpenCV reports timestamps in whole milliseconds, so frame 38 of a 24 fps clip comes back as
-    1.583 s, which lies in frame 37's interval; a timestamp within a millisecond of a frame
-    instant k/fps is taken as that instant, so spans start and end on their frames."""
-    pts = cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
-    sane = math.isfinite(pts) and pts >= 0 and (previous is None or pts > previous)
-    if not sane:
+    Containers such as Matroska store timestamps in whole milliseconds, so frame 38 of a 24 fps
+    clip comes back as 1.583 s, which lies in frame 37's interval; a timestamp within a
+    millisecond of a frame instant k/fps is taken as that instant, so spans start and end on
+    their frames."""
+    sane = pts is not None and math.isfinite(pts) and pts >= 0
+    if pts is None or not sane or (previous is not None and pts <= previous):
         return index / fps
     instant = round(pts * fps) / fps
     return instant if abs(pts - instant) <= PTS_PRECISION_S else pts
 
 
 def _decode(
-    cap: cv2.VideoCapture,
+    reader: VideoReader,
     path: Path,
     settings: SamplingSettings,
     encode: bool,
@@ -150,9 +137,9 @@ def _decode(
 ) -> DecodedClip:
     warnings: list[str] = []
     flags: list[str] = []
-    claimed_fps = cap.get(cv2.CAP_PROP_FPS)
-    claimed_count = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
-    codec = _fourcc(cap)
+    claimed_fps = reader.claimed_fps
+    claimed_count = reader.claimed_count
+    codec = reader.codec
     fps_ok = math.isfinite(claimed_fps) and 0 < claimed_fps <= MAX_SANE_FPS
     fps = claimed_fps if fps_ok else FALLBACK_FPS
     half_frame = 0.5 / fps
@@ -175,24 +162,22 @@ def _decode(
     index = -1
     capped = False
 
-    while cap.grab():
+    for pts, picture in reader.pictures():
         index += 1
-        t = frame_time(cap, index, fps, pts_times[-1] if pts_times else None)
+        t = frame_time(pts, index, fps, pts_times[-1] if pts_times else None)
         pts_times.append(t)
         if t > settings.max_duration_s:
             capped = True
             break
         want_sample = t >= next_sample - half_frame
         want_analysis = t >= next_analysis - half_frame
-        # every frame is converted: one-frame glitches and exact change times need them all
-        ok, frame = cap.retrieve()
-        if not ok or frame is None:
-            continue
-        meter.add(t, frame)
+        # every frame is measured (one-frame glitches and exact change times need them all), from
+        # its grey levels; only sampled and analysed frames are converted to colour
+        meter.add_sample(t, picture.grey_sample(meter.step_for(picture.width, picture.height)))
         if not (want_sample or want_analysis or initial is None):
             continue
         if initial is None:
-            height, width = frame.shape[:2]
+            width, height = picture.width, picture.height
             if min(height, width) < MIN_SIDE:
                 raise GazeInputError(f"{path}: resolution {width}x{height} is too small to analyse")
             if max(height, width) > settings.max_input_side:
@@ -201,11 +186,9 @@ def _decode(
                     "frames were downscaled for analysis"
                 )
                 flags.append("downscaled")
-            initial = resize_max_side(frame, settings.max_side)
-            small = resize_max_side(frame, BLUR_MEASURE_SIDE)
+            initial = resize_max_side(picture.bgr(), settings.max_side)
             thumb_size = analysis_size(
-                small.shape[1],
-                small.shape[0],
+                *fitted_size(width, height, BLUR_MEASURE_SIDE),
                 settings.analysis_short_side,
                 settings.analysis_long_cap,
             )
@@ -216,11 +199,11 @@ def _decode(
             if encode:
                 handed.before_sample(t)
                 jpegs[index] = encode_jpeg(
-                    resize_max_side(frame, settings.max_side), settings.jpeg_quality
+                    resize_max_side(picture.bgr(), settings.max_side), settings.jpeg_quality
                 )
                 handed.sample(index, t)
         if want_analysis:
-            measured = resize_max_side(frame, BLUR_MEASURE_SIDE)
+            measured = picture.bgr_within(BLUR_MEASURE_SIDE)
             times.append(t)
             thumb = thumbs.append(cv2.resize(measured, thumb_size, interpolation=cv2.INTER_AREA))
             if on_thumb is not None:

@@ -9,14 +9,21 @@ import cv2
 import numpy as np
 
 
+def fitted_size(width: int, height: int, max_side: int) -> tuple[int, int]:
+    """(width, height) scaled so the longest side is at most ``max_side`` (never upscaled)."""
+    longest = max(height, width)
+    if longest <= max_side:
+        return width, height
+    scale = max_side / longest
+    return max(1, round(width * scale)), max(1, round(height * scale))
+
+
 def resize_max_side(frame: np.ndarray, max_side: int) -> np.ndarray:
     """Downscale so the longest side is at most ``max_side`` (never upscales)."""
     height, width = frame.shape[:2]
-    longest = max(height, width)
-    if longest <= max_side:
+    size = fitted_size(width, height, max_side)
+    if size == (width, height):
         return frame
-    scale = max_side / longest
-    size = (max(1, round(width * scale)), max(1, round(height * scale)))
     # INTER_AREA is slow on large factors; halving with pyrDown first is ~3x faster and still
     # low-pass filters, so small thumbnails do not alias.
     while max(frame.shape[:2]) > 2 * max_side:

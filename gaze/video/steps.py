@@ -60,12 +60,21 @@ class StepMeter:
         self._cells: list[np.ndarray] = []
         self._step = 0
 
-    def add(self, t: float, frame: np.ndarray) -> None:
+    def step_for(self, width: int, height: int) -> int:
+        """The sampling step for frames of this size (fixed by the first frame)."""
         if not self._step:
-            self._step = max(1, max(frame.shape[:2]) // SAMPLE_SIDE)
-        s = self._step
+            self._step = max(1, max(width, height) // SAMPLE_SIDE)
+        return self._step
+
+    def add(self, t: float, frame: np.ndarray) -> None:
+        """Add a whole frame (BGR or grey)."""
+        s = self.step_for(frame.shape[1], frame.shape[0])
         sample = np.ascontiguousarray(frame[::s, ::s])
         grey = cv2.cvtColor(sample, cv2.COLOR_BGR2GRAY) if sample.ndim == 3 else sample
+        self.add_sample(t, grey)
+
+    def add_sample(self, t: float, grey: np.ndarray) -> None:
+        """Add a frame's grey levels already sampled every ``step_for(...)`` pixels."""
         if self._recent and grey.shape != self._recent[-1].shape:  # a stream that changes size
             grey = cv2.resize(grey, self._recent[-1].shape[::-1])
         steps = [cv2.absdiff(grey, old) for old in reversed(self._recent)]

@@ -20,6 +20,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from gaze.video.reader import VideoReader
+
 SURVIVES = 0.5
 """A clip's edits count as visible when every edited frame keeps at least this share."""
 
@@ -44,17 +46,12 @@ def surviving_share(
     the picture under the edit); 1.0 for a clip without frame edits."""
     if not clean:
         return 1.0
-    capture = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG)  # the backend gaze decodes with
+    last = max(clean)
     shares: list[float] = []
-    try:
-        for k in range(max(clean) + 1):
-            if not capture.grab():
-                return 0.0  # the edited frame never decoded: nothing of it is visible
+    with VideoReader(path) as reader:  # the reader gaze decodes with
+        for k, (_, picture) in enumerate(reader.pictures()):
             if k in clean:
-                ok, decoded = capture.retrieve()
-                if not ok:
-                    return 0.0
-                shares.append(kept_share(decoded, frames[k], clean[k]))
-    finally:
-        capture.release()
-    return min(shares)
+                shares.append(kept_share(picture.bgr(), frames[k], clean[k]))
+            if k == last:
+                return min(shares)
+    return 0.0  # an edited frame never decoded: nothing of it is visible

@@ -1,0 +1,67 @@
+"""Reading frames: grey levels from the luma plane match the converted picture's, in every pixel
+format the decoders hand out, and shrunk frames have the sizes and colours of the whole frame."""
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from gaze.bench.forge import forge_clip
+from gaze.video.frames import fitted_size, resize_max_side
+from gaze.video.reader import VideoReader
+
+
+@pytest.fixture(scope="module", params=[".mp4", ".avi", ".gif", ".webm"])
+def clip(request, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("reader") / f"c{request.param}"
+    forge_clip(path, seed=7, failures=["camera_instability"])
+    return path
+
+
+def test_grey_samples_match_the_converted_frames(clip):
+    with VideoReader(clip) as reader:
+        checked = 0
+        for _, picture in reader.pictures():
+            for step in (1, 3):
+                grey = picture.grey_sample(step)
+                bgr = np.ascontiguousarray(picture.bgr()[::step, ::step])
+                want = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY).astype(int)
+                assert grey.shape == want.shape and grey.flags.c_contiguous
+                # the same picture: within a couple of grey levels (rounding in two conversions)
+                assert np.abs(grey.astype(int) - want).mean() < 2.0
+            checked += 1
+    assert checked == 80
+
+
+def test_a_grey_sample_taken_before_conversion_equals_one_taken_after(clip):
+    with VideoReader(clip) as reader:
+        for _, picture in reader.pictures():
+            before = picture.grey_sample(2)
+            picture.bgr()
+            after = picture.grey_sample(2)
+            assert np.abs(before.astype(int) - after.astype(int)).mean() < 2.0
+            break
+
+
+def test_shrunk_frames_have_the_fitted_size_and_the_same_picture(clip):
+    with VideoReader(clip) as reader:
+        for _, picture in reader.pictures():
+            small = picture.bgr_within(160)
+            fitted = fitted_size(picture.width, picture.height, 160)
+            assert (small.shape[1], small.shape[0]) == fitted
+            reference = resize_max_side(picture.bgr(), 160)
+            assert np.abs(small.astype(int) - reference.astype(int)).mean() < 3.0
+            assert picture.bgr_within(10_000) is picture.bgr()  # never upscaled
+
+
+def test_claims_and_times(clip):
+    with VideoReader(clip) as reader:
+        assert reader.claimed_fps == pytest.approx(10.0)
+        assert reader.claimed_count == 80
+        assert reader.codec
+        times = [t for t, _ in reader.pictures()]
+    assert len(times) == 80
+    assert all(t is not None for t in times)
+    assert times[0] == pytest.approx(0.0, abs=1e-3)
+    assert all(b > a for a, b in zip(times, times[1:], strict=False))
