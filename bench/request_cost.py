@@ -1,14 +1,17 @@
 """What `gaze diagnose` sends a model server, per clip: requests, images sent, distinct images,
 image bytes, estimated image tokens, and the shared-prefix fraction -- the share of image tokens
 that sit inside a prefix identical to an earlier request of the same clip (what vLLM's automatic
-prefix caching or hosted prompt caching can reuse).
+prefix caching or hosted prompt caching can reuse) -- and the image tokens outside such a prefix
+(what a server with a prefix cache computes, and a hosted cache bills in full).
 
     python bench/request_cost.py [--durations 8 30 60] [--layouts frames grid]
                                  [--replies minimal findings] [--settings "--window-s 12 ..."]
 
 ``minimal``: the stand-in answers every call with the smallest valid JSON (specialists find
 nothing, so no critic runs: a clean clip); ``findings``: every specialist proposes one
-hypothesis and the critic verifies them (a clip with something to check).
+hypothesis and the critic verifies them (a clip with something to check); ``subtasks``: the task
+has three subtasks, under way from 0, 10 and 22 s, so segments follow subtask spans that start
+on odd windows too (as a real observer's claims make them), and nothing is found.
 
 ``--settings`` passes further `gaze diagnose` options (for example longer windows at the same
 4 frames per second, ``--window-s 12 --frames-per-window 48``, which make fewer, larger calls).
@@ -27,7 +30,9 @@ import argparse
 import base64
 import hashlib
 import io
+import json
 import math
+import re
 import shlex
 import sys
 import tempfile
@@ -45,7 +50,8 @@ from graph_latency import served  # noqa: E402
 
 from gaze.bench.forge import forge_clip  # noqa: E402
 from gaze.cli.main import run  # noqa: E402
-from tests.standin import StandIn, minimal_chat  # noqa: E402
+from gaze.models.scripted import minimal_instance  # noqa: E402
+from tests.standin import StandIn, chat_reply, minimal_chat  # noqa: E402
 
 PATCH = 28
 HOSTED_USD_PER_MTOK = 2.50
@@ -115,7 +121,34 @@ def measure(bodies: list[dict[str, Any]]) -> dict[str, float]:
         "image_mb": image_bytes / 1e6,
         "image_tokens": sent,
         "shared_fraction": shared / sent if sent else 0.0,
+        "unshared_tokens": sent - shared,
     }
+
+
+SUBTASK_STARTS_S = (0.0, 10.0, 22.0)
+"""Where the ``subtasks`` replies put each subtask under way (by a window's start)."""
+
+
+def subtask_chat(body: Any) -> Any:
+    """Minimal replies, except a three-subtask task memory, and observers that claim the
+    subtask under way at their window's start (``SUBTASK_STARTS_S``)."""
+    if not isinstance(body, dict) or "response_format" not in body:
+        return minimal_chat(body)
+    spec = body["response_format"]["json_schema"]
+    reply = minimal_instance(spec["schema"])
+    if spec["name"] == "TaskMemory":
+        step = {k: "x" for k in ("description", "target_state", "expected_outcome")}
+        step |= {"objects": [], "completion_criterion": "x"}
+        reply["subtasks"] = [{"id": f"s{i}", **step} for i in range(len(SUBTASK_STARTS_S))]
+    elif spec["name"] == "WindowObservation":
+        text = "\n".join(part for _, part in flatten(body) if not part.startswith("data:"))
+        seen = re.search(r"window \d+ \(([\d.]+)-", text)
+        start = float(seen[1]) if seen else 0.0
+        under_way = sum(start >= s for s in SUBTASK_STARTS_S) - 1
+        reply["subtask_status"] = [
+            {"subtask_id": f"s{under_way}", "status": "in_progress", "times_s": [start]}
+        ]
+    return chat_reply(json.dumps(reply))
 
 
 def main(argv: list[str]) -> None:
@@ -123,7 +156,10 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--durations", type=float, nargs="+", default=[8, 30, 60])
     parser.add_argument("--layouts", nargs="+", choices=["frames", "grid"], default=["frames"])
     parser.add_argument(
-        "--replies", nargs="+", choices=["minimal", "findings"], default=["minimal", "findings"]
+        "--replies",
+        nargs="+",
+        choices=["minimal", "findings", "subtasks"],
+        default=["minimal", "findings", "subtasks"],
     )
     parser.add_argument(
         "--settings", default="", help="further gaze diagnose options, one quoted string"
@@ -134,16 +170,17 @@ def main(argv: list[str]) -> None:
         print(f"gaze diagnose settings: {' '.join(settings)}")
     print(
         "| replies | layout | clip s | requests | images | distinct | image MB | image tokens "
-        "| shared prefix | image $ at $2.50/Mtok |"
+        "| shared prefix | unshared image tokens | image $ at $2.50/Mtok |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         plan = [(r, la, d) for r in args.replies for d in args.durations for la in args.layouts]
         for replies, layout, duration in plan:
             clip = Path(tmp) / f"clip{duration:g}.mp4"
             if not clip.exists():
                 forge_clip(clip, seed=5, failures=["object_teleportation"], duration_s=duration)
-            responder = minimal_chat if replies == "minimal" else served(0.0)
+            chats = {"minimal": minimal_chat, "subtasks": subtask_chat}
+            responder = chats.get(replies, served(0.0))
             with StandIn(responder=responder) as server:
                 argv_ = ["diagnose", str(clip), "-i", "put the block on the plate", "--json"]
                 argv_ += ["--model", "openai:m", "--base-url", server.url + "/v1", "--no-cache"]
@@ -160,7 +197,7 @@ def main(argv: list[str]) -> None:
                 f"| {replies} | {layout} | {duration:g} | {m['requests']} | {m['images']} | "
                 f"{m['distinct']} | "
                 f"{m['image_mb']:.1f} | {m['image_tokens']:,} | {m['shared_fraction']:.2f} | "
-                f"{dollars:.3f} |",
+                f"{m['unshared_tokens']:,} | {dollars:.3f} |",
                 flush=True,
             )
 

@@ -50,9 +50,19 @@ async def observe_window(
     frames: Sequence[tuple[float, bytes]],
     task_memory: TaskMemoryRecord | None,
     max_retries: int,
+    context: WindowRef | None = None,
 ) -> Structured[WindowObservation]:
+    """The observer's account of ``window``; ``frames`` begin with those of ``context`` (the
+    window before it, shown only as context) when one is given."""
     prompt = load_prompt("observer")
-    where = f"window {window['index']} ({span_text(window['start_s'], window['end_s'])})"
+    span = span_text(window["start_s"], window["end_s"])
+    where = f"window {window['index']} ({span})"
+    if context is not None:
+        where += (
+            f"; the frames before {window['start_s']:.2f} s are window {context['index']} "
+            f"({span_text(context['start_s'], context['end_s'])}), shown first only as context: "
+            f"describe and time what happens from {window['start_s']:.2f} s on"
+        )
     text = prompt.render(instruction=instruction, window=where, task_memory=as_text(task_memory))
     messages = frames_then_task(frames, text)
     return await ask(caller, "observer", messages, WindowObservation, max_retries=max_retries)

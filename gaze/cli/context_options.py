@@ -45,6 +45,7 @@ SWITCHES: dict[str, str] = {
     "--no-scene-memory": "use_scene_memory",
     "--no-router": "use_router",
     "--no-critic": "use_critic",
+    "--no-observer-context": "observer_context",
     "--no-cache": "use_cache",
 }
 

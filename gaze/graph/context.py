@@ -181,12 +181,22 @@ class GazeContext:
         default=2,
         metadata=_describe("Longest segment, in windows; longer subtask spans are split."),
     )
+    observer_context: bool = field(
+        default=True,
+        metadata=_describe(
+            "Show the observer of every second window the window before it first, as context "
+            "(it describes only its own window). A two-window segment's calls send that same "
+            "pair, so it reaches the server once, as a prefix they share; without it the "
+            "second window first arrives inside a segment call and cannot be reused. Costs one "
+            "window's images more per pair, which a prefix cache serves."
+        ),
+    )
     max_frames_per_call: int = field(
         default=32,
         metadata=_describe(
             "Most frames sent in one specialist or critic call (spread evenly). At 32 a "
             "two-window segment is sent whole, so its frames repeat, byte for byte and in "
-            "order, what the observer of its first window sent (a prefix cache reuses them)."
+            "order, what an observer sent before (a prefix cache reuses them)."
         ),
     )
     concurrency: int = field(

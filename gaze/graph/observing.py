@@ -8,7 +8,7 @@ the ``observe`` node collects it, or does it itself in a run nobody prepared (St
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from gaze.agents import observer
@@ -39,6 +39,22 @@ def empty_observation(window: WindowRef) -> Observation:
     )
 
 
+def context_window(
+    window: Window, earlier: Mapping[int, Window], ctx: GazeContext
+) -> Window | None:
+    """The window shown to ``window``'s observer first, as context: for every second window (odd
+    index) the one before it, when the pair fits one call and segments are pairs of windows.
+    A segment of that pair sends the same frames in the same order, so they are a prefix it
+    shares with this call (``GazeContext.observer_context``)."""
+    if not ctx.observer_context or window.index % 2 == 0 or ctx.max_segment_windows != 2:
+        return None
+    before = earlier.get(window.index - 1)
+    if before is None:
+        return None
+    images = 2 if ctx.grid else len(before.frame_indices) + len(window.frame_indices)
+    return before if images <= ctx.max_frames_per_call else None  # a grid is one image a window
+
+
 async def observe_windows(
     svc: RunServices,
     ctx: GazeContext,
@@ -51,17 +67,21 @@ async def observe_windows(
     container whose timestamps contradict its frame count) is observed again as decoded."""
     memory = asyncio.ensure_future(task_memory)
 
-    async def one(window: Window) -> dict[str, Any]:
+    async def one(window: Window, before: Window | None) -> dict[str, Any]:
         ref = window_ref(window)
         known = await asyncio.shield(memory)
         async with svc.frames_gate:  # frames are read only when the call may go out
+            frames = svc.clips.frames(video, window)
+            if before is not None:
+                frames = svc.clips.frames(video, before) + frames
             result = await observer.observe_window(
                 svc.caller,
                 instruction,
                 ref,
-                svc.clips.frames(video, window),
+                frames,
                 known,
                 ctx.max_retries,
+                context=None if before is None else window_ref(before),
             )
         svc.observed(window.index)
         observation = empty_observation(ref)
@@ -75,23 +95,28 @@ async def observe_windows(
             "not_assessed": [] if result.value is not None else [where],
         }
 
-    calls: dict[int, tuple[Window, asyncio.Future[dict[str, Any]]]] = {}
+    calls: dict[int, tuple[Window, Window | None, asyncio.Future[dict[str, Any]]]] = {}
     try:
+        handed_over: dict[int, Window] = {}
         async for window in svc.clips.windows(video):
-            calls[window.index] = (window, asyncio.ensure_future(one(window)))
+            before = context_window(window, handed_over, ctx)
+            handed_over[window.index] = window
+            calls[window.index] = (window, before, asyncio.ensure_future(one(window, before)))
         clip = await svc.clips.decoded(video)
+        decoded = {w.index: w for w in clip.windows}
         kept = []
         for window in clip.windows:
-            handed, call = calls.get(window.index, (None, None))
-            if call is None or handed != window:
+            before = context_window(window, decoded, ctx)
+            handed, shown_before, call = calls.get(window.index, (None, None, None))
+            if call is None or handed != window or shown_before != before:
                 if call is not None:
                     call.cancel()
-                call = asyncio.ensure_future(one(window))
-                calls[window.index] = (window, call)
+                call = asyncio.ensure_future(one(window, before))
+                calls[window.index] = (window, before, call)
             kept.append(call)
         done = await asyncio.gather(*kept)
     finally:
-        for _, call in calls.values():
+        for _, _, call in calls.values():
             call.cancel()
         memory.cancel()
     return {

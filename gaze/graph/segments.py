@@ -2,7 +2,8 @@
 
 A subtask's segment spans the windows in which the observer saw it under way, completed or
 failed. Windows no subtask claims form segments of their own, so no part of the clip goes
-unexamined. Long segments are split so one specialist call never sees too many frames.
+unexamined. Long segments are split so one specialist call never sees too many frames, on the
+window pairs the observers saw together where that costs no extra segment.
 """
 
 from __future__ import annotations
@@ -21,6 +22,24 @@ def _runs(indices: Sequence[int]) -> list[list[int]]:
         else:
             runs.append([i])
     return runs
+
+
+def split_span(span: Sequence[int], size: int) -> list[list[int]]:
+    """Consecutive window indices in chunks of at most ``size``: chunks start at multiples of
+    ``size`` when that makes no more chunks than counting from the span's first window. Pairs
+    that start on an even window are the pairs the observers saw together
+    (``gaze.graph.observing.context_window``), so their frames are a prefix a server's cache
+    holds already."""
+    if not span:
+        return []
+    plain = [list(span[i : i + size]) for i in range(0, len(span), size)]
+    aligned: list[list[int]] = []
+    for index in span:
+        if aligned and index // size == aligned[-1][0] // size:
+            aligned[-1].append(index)
+        else:
+            aligned.append([index])
+    return aligned if len(aligned) <= len(plain) else plain
 
 
 def align_segments(
@@ -46,8 +65,7 @@ def align_segments(
         pieces.append((None, run))
     segments: list[Segment] = []
     for owner, span in sorted(pieces, key=lambda p: (p[1][0], p[0] or "~")):
-        for start in range(0, len(span), max(1, max_windows)):
-            chunk = span[start : start + max(1, max_windows)]
+        for chunk in split_span(span, max(1, max_windows)):
             segments.append(
                 Segment(
                     id=f"seg{len(segments)}",

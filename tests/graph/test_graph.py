@@ -103,11 +103,25 @@ def test_observer_frames_are_the_windows_sampled_frames(teleport):
     backbone = scripted_world(truth)
     run(clip, instruction, backbone)
     observer_calls = backbone.calls("observer")
-    assert [r.images for r in observer_calls] == [16, 16]
-    texts = [p.text for p in observer_calls[0].messages[1].parts if hasattr(p, "text")]
+    # window 1's observer is shown window 0 first, as context: the pair its segment would send
+    assert [r.images for r in observer_calls] == [16, 32]
+    first, second = (r.messages[1].parts for r in observer_calls)
+    assert second[: len(first) - 1] == first[:-1]  # window 0's frames, byte for byte, first
+    texts = [p.text for p in first if hasattr(p, "text")]
     # header, one time label per frame, then the role's task text last
     assert texts[1] == "t=0.00s" and texts[-2] == "t=3.70s"
     assert texts[-1].startswith("Your role: the observer")
+    task = second[-1].text
+    assert "window 1 (4.00-8.00 s)" in task and "window 0 (0.00-4.00 s)" in task
+    assert "shown first only as context: describe and time what happens from 4.00 s on" in task
+    assert "context" not in first[-1].text
+
+
+def test_without_observer_context_each_observer_sees_its_own_window(teleport):
+    clip, instruction, truth = teleport
+    backbone = scripted_world(truth)
+    run(clip, instruction, backbone, observer_context=False)
+    assert [r.images for r in backbone.calls("observer")] == [16, 16]
 
 
 def test_unparseable_observer_output_loses_only_its_windows(teleport):

@@ -6,7 +6,10 @@ import pytest
 
 from gaze.agents.critic import Verdict, merge, temporal_iou, verify
 from gaze.agents.router import route
-from gaze.graph.segments import align_segments
+from gaze.graph.context import GazeContext
+from gaze.graph.observing import context_window
+from gaze.graph.segments import align_segments, split_span
+from gaze.video.windows import Window
 
 WINDOWS = [{"index": i, "start_s": 4.0 * i, "end_s": 4.0 * i + 4} for i in range(5)]
 
@@ -46,6 +49,35 @@ def test_long_spans_are_split_and_no_subtasks_means_window_runs():
     segments = align_segments(WINDOWS, [], [], max_windows=2)
     assert [s["windows"] for s in segments] == [[0, 1], [2, 3], [4]]
     assert all(s["subtask_id"] is None for s in segments)
+
+
+def test_spans_split_on_the_observers_pairs_when_that_adds_no_segment():
+    assert split_span([3, 4, 5], 2) == [[3], [4, 5]]  # as many segments as [3, 4], [5]
+    assert split_span([3, 4, 5, 6], 2) == [[3, 4], [5, 6]]  # aligned would make three
+    assert split_span([0, 1, 2, 3, 4], 2) == [[0, 1], [2, 3], [4]]
+    assert split_span([5], 2) == [[5]] and split_span([], 2) == []
+    assert split_span([1, 2, 3, 4], 3) == [[1, 2], [3, 4]]
+    assert split_span([1, 2, 3], 1) == [[1], [2], [3]]
+
+
+def _window(index: int, frames: int = 16) -> Window:
+    return Window(index, 4.0 * index, 4.0 * index + 4, list(range(frames)), [0.0] * frames)
+
+
+def test_every_second_window_is_observed_after_the_one_before_it():
+    earlier = {0: _window(0), 1: _window(1), 2: _window(2)}
+    ctx = GazeContext()
+    assert context_window(_window(1), earlier, ctx) == earlier[0]
+    assert context_window(_window(3), earlier, ctx) == earlier[2]
+    assert context_window(_window(0), earlier, ctx) is None
+    assert context_window(_window(2), earlier, ctx) is None  # pairs start on even windows
+    assert context_window(_window(5), earlier, ctx) is None  # window 4 never came
+    assert context_window(_window(1), earlier, GazeContext(observer_context=False)) is None
+    # the pair must fit one call, and be a segment gaze would make
+    assert context_window(_window(1), earlier, GazeContext(max_frames_per_call=31)) is None
+    assert context_window(_window(1), earlier, GazeContext(max_segment_windows=3)) is None
+    grids = GazeContext(grid=True, max_frames_per_call=2)  # each window sent as one image
+    assert context_window(_window(1), earlier, grids) == earlier[0]
 
 
 def hyp(i: int, kind: str, start: float, end: float, objects=("block",), conf=0.8, dim=None):
