@@ -18,6 +18,7 @@ import av
 import av.logging
 import cv2
 import numpy as np
+from av.video.reformatter import VideoReformatter
 
 from gaze.errors import GazeInputError
 from gaze.video.frames import fitted_size
@@ -46,18 +47,30 @@ LIMITED_TO_GREY = np.clip(np.round((np.arange(256) - 16) * 255 / 219), 0, 255).a
 chroma terms cancel in BT.601 grey), so thresholds on grey differences keep their meaning."""
 
 
+class Converters:
+    """One stream's colour converters. A frame's own ``reformat`` builds a new FFmpeg scaling
+    context every call (0.3 ms, more than converting a 320x240 frame); one per kind of
+    conversion, kept for the stream, reuses its context."""
+
+    def __init__(self) -> None:
+        self.whole = VideoReformatter()
+        self.shrunk = VideoReformatter()
+
+
 class Picture:
     """One decoded frame: grey samples from its luma plane, BGR on demand (converted once)."""
 
-    def __init__(self, frame: av.VideoFrame) -> None:
+    def __init__(self, frame: av.VideoFrame, converters: Converters | None = None) -> None:
         self._frame = frame
+        self._converters = converters or Converters()
         self._bgr: np.ndarray | None = None
         self.width, self.height = frame.width, frame.height
 
     def bgr(self) -> np.ndarray:
         """The whole frame as (height, width, 3) uint8 BGR."""
         if self._bgr is None:
-            self._bgr = self._frame.to_ndarray(format="bgr24")
+            whole = self._converters.whole.reformat(self._frame, format="bgr24")
+            self._bgr = whole.to_ndarray()
         return self._bgr
 
     def bgr_within(self, max_side: int) -> np.ndarray:
@@ -67,8 +80,8 @@ class Picture:
         size = fitted_size(self.width, self.height, max_side)
         if size == (self.width, self.height):
             return self.bgr()
-        scaled = self._frame.reformat(
-            width=size[0], height=size[1], format="bgr24", interpolation="AREA"
+        scaled = self._converters.shrunk.reformat(
+            self._frame, width=size[0], height=size[1], format="bgr24", interpolation="AREA"
         )
         return scaled.to_ndarray()
 
@@ -149,6 +162,7 @@ class VideoReader:
         stream = self._stream
         start = stream.start_time or 0
         base: Fraction | None = stream.time_base
+        converters = Converters()
         try:
             packets = self._container.demux(stream)
             for packet in packets:
@@ -159,7 +173,7 @@ class VideoReader:
                 for frame in frames:
                     pts = frame.pts
                     t = float((pts - start) * base) if pts is not None and base else None
-                    yield t, Picture(frame)
+                    yield t, Picture(frame, converters)
         except av.FFmpegError:
             return  # the container itself breaks off (a truncated file)
 
