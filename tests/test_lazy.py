@@ -28,6 +28,19 @@ def test_the_diagnose_command_loads_the_report_writers_only_when_it_writes():
     assert not {"gaze.report.terminal", "gaze.report.files"} & loaded
 
 
+def test_the_parent_process_reads_the_first_frame_without_pyav():
+    """The decoding child decodes with PyAV; the parent's first request needs only the first
+    frame, read with OpenCV, and should not wait for PyAV's import."""
+    probe = (
+        "import sys, gaze.video.store, gaze.cli.diagnose_cmd\n"
+        "print('av' in sys.modules, 'gaze.video.reader' in sys.modules)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert proc.stdout.split() == ["False", "False"]
+
+
 def test_package_members_are_still_importable_from_the_package():
     from gaze import agents, models, schema
 

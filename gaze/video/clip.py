@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -21,10 +22,12 @@ from gaze.errors import GazeInputError
 from gaze.schema.report import ClipInfo
 from gaze.video.frames import analysis_size, encode_jpeg, fitted_size, resize_max_side
 from gaze.video.grid import window_grid
-from gaze.video.reader import VideoReader
 from gaze.video.spill import BlobStore, Frames, FrameStore
 from gaze.video.steps import FrameSteps, StepMeter
 from gaze.video.windows import SamplingSettings, Window, empty_windows, window_of
+
+if TYPE_CHECKING:
+    from gaze.video.reader import VideoReader
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 MIN_SIDE = 8
@@ -108,6 +111,10 @@ def open_clip(
     settings = settings or SamplingSettings()
     path = Path(path)
     check_video_path(path)
+    # PyAV is imported here, in the decoding child: a command's parent process imports this
+    # module for its types and checks, and its first request should not wait for PyAV
+    from gaze.video.reader import VideoReader
+
     with VideoReader(path) as reader:
         return _decode(reader, path, settings, encode, on_window if encode else None, on_thumb)
 
