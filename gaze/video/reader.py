@@ -24,7 +24,7 @@ from gaze.errors import GazeInputError
 from gaze.video.frames import fitted_size
 
 # FFmpeg's own messages (a damaged packet, a missing reference) would interleave with gaze's
-# one-line errors and progress; what matters reaches the caller as a count or an exception.
+# one-line errors and progress; what matters reaches the caller as missing frames or an error.
 av.logging.set_level(None)
 
 LUMA_FIRST = {
@@ -89,7 +89,7 @@ class Picture:
         """Grey levels (0-255) at every ``step``-th pixel both ways, as a contiguous array."""
         frame = self._frame
         name = frame.format.name
-        if self._bgr is None and name in LUMA_FIRST:
+        if name in LUMA_FIRST:  # always, so that every frame's grey levels compare
             plane = frame.planes[0]
             luma = np.frombuffer(memoryview(plane), np.uint8).reshape(-1, plane.line_size)
             sample = luma[: self.height : step, : self.width : step]

@@ -39,8 +39,7 @@ def test_a_grey_sample_taken_before_conversion_equals_one_taken_after(clip):
         for _, picture in reader.pictures():
             before = picture.grey_sample(2)
             picture.bgr()
-            after = picture.grey_sample(2)
-            assert np.abs(before.astype(int) - after.astype(int)).mean() < 2.0
+            assert np.array_equal(picture.grey_sample(2), before)  # frames compare alike
             break
 
 
