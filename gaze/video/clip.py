@@ -127,8 +127,12 @@ def frame_time(pts: float | None, index: int, fps: float, previous: float | None
     clip comes back as 1.583 s, which lies in frame 37's interval; a timestamp within a
     millisecond of a frame instant k/fps is taken as that instant, so spans start and end on
     their frames."""
-    sane = pts is not None and math.isfinite(pts) and pts >= 0
-    if pts is None or not sane or (previous is not None and pts <= previous):
+    if (
+        pts is None
+        or not math.isfinite(pts)
+        or pts < 0
+        or (previous is not None and pts <= previous)
+    ):
         return index / fps
     instant = round(pts * fps) / fps
     return instant if abs(pts - instant) <= PTS_PRECISION_S else pts
