@@ -5,7 +5,8 @@ prefix caching or hosted prompt caching can reuse) -- and the image tokens outsi
 (what a server with a prefix cache computes, and a hosted cache bills in full).
 
     python bench/request_cost.py [--durations 8 30 60] [--layouts frames grid]
-                                 [--replies minimal findings] [--settings "--window-s 12 ..."]
+                                 [--replies minimal findings subtasks]
+                                 [--settings "--window-s 12 ..."]
 
 ``minimal``: the stand-in answers every call with the smallest valid JSON (specialists find
 nothing, so no critic runs: a clean clip); ``findings``: every specialist proposes one
@@ -137,9 +138,17 @@ def subtask_chat(body: Any) -> Any:
     spec = body["response_format"]["json_schema"]
     reply = minimal_instance(spec["schema"])
     if spec["name"] == "TaskMemory":
-        step = {k: "x" for k in ("description", "target_state", "expected_outcome")}
-        step |= {"objects": [], "completion_criterion": "x"}
-        reply["subtasks"] = [{"id": f"s{i}", **step} for i in range(len(SUBTASK_STARTS_S))]
+        reply["subtasks"] = [
+            {
+                "id": f"s{i}",
+                "description": "x",
+                "objects": [],
+                "target_state": "x",
+                "expected_outcome": "x",
+                "completion_criterion": "x",
+            }
+            for i in range(len(SUBTASK_STARTS_S))
+        ]
     elif spec["name"] == "WindowObservation":
         text = "\n".join(part for _, part in flatten(body) if not part.startswith("data:"))
         seen = re.search(r"window \d+ \(([\d.]+)-", text)
