@@ -60,8 +60,8 @@ def frame_events(steps: FrameSteps, ignore_s: Spans) -> FrameLevel:
                 "frame_corruption",
                 float(times[found.first]),
                 float(times[found.last]),
-                f"{found.last - found.first + 1} frame(s) differ from both neighbours, which "
-                "match each other: a transient glitch",
+                f"{found.last - found.first + 1} frame(s) jump away from both neighbours and "
+                "back: a transient glitch",
                 found.evidence,
                 0.5 + 0.45 * min(1.0, found.strength - 1.0),
             )
