@@ -12,7 +12,11 @@ wall / (critical-path calls x latency), target <= 1.3. Three routes:
 - ``http``: ``gaze.adiagnose`` with the real openai SDK and a stand-in server on 127.0.0.1 that
   waits ``latency`` before each answer (start-up check included);
 - ``cli``: the whole ``gaze diagnose`` command as a new process against that server
-  (interpreter start, imports, start-up check, report writing included).
+  (interpreter start, imports, start-up check, report writing included);
+- ``floor``: the least any Python command using the openai SDK can do against the same server:
+  a new process that imports the SDK, builds its client, makes the five calls one after the
+  other with a one-line prompt, and ends without the interpreter's teardown (as ``gaze`` does).
+  ``cli`` over ``floor`` is what gaze itself adds to a whole command.
 
 Each figure is the median of ``--repeat`` runs (the spread is printed beside it): single runs on
 a shared 2-core machine vary by 0.1-0.3 s. ``--against DIR`` also times the whole command of
@@ -46,7 +50,7 @@ from gaze.models.scripted import ScriptedBackbone, minimal_instance  # noqa: E40
 from tests.standin import Reply, StandIn, chat_reply  # noqa: E402
 
 CRITICAL_PATH_CALLS = 5
-ROUTES = ("inprocess", "http", "cli")
+ROUTES = ("inprocess", "http", "cli", "floor")
 INSTRUCTION = "put the block on the plate"
 
 
@@ -141,6 +145,40 @@ def whole_command(
     return wall
 
 
+FLOOR_SCRIPT = """
+import asyncio, os, sys
+import openai
+
+async def main(url, calls):
+    client = openai.AsyncOpenAI(api_key="floor", base_url=url, max_retries=0)
+    schema = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+    for _ in range(calls):
+        await client.chat.completions.create(
+            model="bench",
+            messages=[{"role": "user", "content": "put the block on the plate"}],
+            response_format={
+                "type": "json_schema",
+                "json_schema": {"name": "Floor", "schema": schema, "strict": True},
+            },
+        )
+
+asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def sdk_floor(url: str) -> float:
+    """Wall seconds of the least command that makes the critical path's calls with the SDK."""
+    argv = [sys.executable, "-c", FLOOR_SCRIPT, url, str(CRITICAL_PATH_CALLS)]
+    started = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"the SDK floor script failed: {done.stderr.strip()[-400:]}")
+    return wall
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.5)
@@ -151,8 +189,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--via",
         nargs="+",
-        choices=["inprocess", "http", "cli"],
-        default=["inprocess", "http", "cli"],
+        choices=ROUTES,
+        default=list(ROUTES),
     )
     args = parser.parse_args(argv)
     ideal = CRITICAL_PATH_CALLS * args.latency
@@ -211,6 +249,8 @@ def run_once(
     before = len(server.seen)
     if via == "http":
         wall = asyncio.run(over_http(clip, url, concurrency))
+    elif via == "floor":
+        wall = sdk_floor(url)
     else:
         wall = whole_command(clip, url, concurrency, Path(tmp) / "r.json", checkout)
     return wall, len(server.seen) - before

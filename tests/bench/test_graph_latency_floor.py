@@ -1,0 +1,41 @@
+"""``bench/graph_latency.py``'s floor row: a bare openai SDK command that makes the critical
+path's calls one after the other against the stand-in server, the yardstick for what the whole
+``gaze diagnose`` command adds."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.standin import Reply, StandIn
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "graph_latency.py"
+DELAY_S = 0.05
+
+
+def _bench() -> Any:
+    spec = importlib.util.spec_from_file_location("graph_latency", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_floor_command_makes_the_five_calls_one_after_another():
+    bench = _bench()
+    served = bench.served(DELAY_S)
+    arrivals: list[float] = []
+
+    def respond(body: Any) -> Reply:
+        arrivals.append(time.monotonic())
+        return served(body)
+
+    with StandIn(responder=respond) as server:
+        bench.sdk_floor(server.url + "/v1")
+    chats = [s for s in server.seen if s.path.endswith("/chat/completions")]
+    assert len(chats) == bench.CRITICAL_PATH_CALLS == 5
+    assert {s.body["response_format"]["json_schema"]["name"] for s in chats} == {"Floor"}
+    # each call waits for the reply before it: none arrives within the delay of the one before
+    assert all(b - a >= DELAY_S for a, b in zip(arrivals, arrivals[1:], strict=False))
