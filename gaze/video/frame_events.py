@@ -224,7 +224,8 @@ def _moving_glitch(d: np.ndarray, k: int) -> FrameEvent | None:
     motion = float(np.median(around))
     two_steps = float(np.median(np.r_[d[k - w + 1 : k, 1], d[k + 3 : k + 3 + w, 1]]))
     if not (
-        smaller >= GLITCH_MOVING_JUMP * motion
+        motion > 0
+        and smaller >= GLITCH_MOVING_JUMP * motion
         and across <= GLITCH_MOVING_ACROSS * two_steps
         and calm <= GLITCH_MOVING_CALM * motion
         and float(around.max()) <= GLITCH_MOVING_STEADY * motion
@@ -235,7 +236,7 @@ def _moving_glitch(d: np.ndarray, k: int) -> FrameEvent | None:
         k,
         k,
         [
-            f"1 frame(s) jump away by {jump_in:.1f} and back by {jump_out:.1f} grey levels while "
+            f"1 frame jumps away by {jump_in:.1f} and back by {jump_out:.1f} grey levels while "
             f"the picture moves by {motion:.1f} a step (>= {GLITCH_MOVING_JUMP:g}x)",
             f"the frames around it differ by {across:.1f}, what two steps of that motion give "
             f"({two_steps:.1f}, <= {GLITCH_MOVING_ACROSS:g}x); neighbouring steps ordinary: "
