@@ -149,20 +149,20 @@ FLOOR_SCRIPT = """
 import asyncio, os, sys
 import openai
 
-async def main(url, calls):
+async def main(url, calls, instruction):
     client = openai.AsyncOpenAI(api_key="floor", base_url=url, max_retries=0)
     schema = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
     for _ in range(calls):
         await client.chat.completions.create(
             model="bench",
-            messages=[{"role": "user", "content": "put the block on the plate"}],
+            messages=[{"role": "user", "content": instruction}],
             response_format={
                 "type": "json_schema",
                 "json_schema": {"name": "Floor", "schema": schema, "strict": True},
             },
         )
 
-asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+asyncio.run(main(sys.argv[1], int(sys.argv[2]), sys.argv[3]))
 sys.stdout.flush()
 os._exit(0)
 """
@@ -170,7 +170,7 @@ os._exit(0)
 
 def sdk_floor(url: str) -> float:
     """Wall seconds of the least command that makes the critical path's calls with the SDK."""
-    argv = [sys.executable, "-c", FLOOR_SCRIPT, url, str(CRITICAL_PATH_CALLS)]
+    argv = [sys.executable, "-c", FLOOR_SCRIPT, url, str(CRITICAL_PATH_CALLS), INSTRUCTION]
     started = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started

@@ -16,9 +16,8 @@ def _moving_with_glitch(frames: int, at: int, jump: float, across: float) -> Fra
     """Steady motion with frame ``at`` jumping away by ``jump`` and back, the frames either
     side of it differing by ``across``."""
     diff = np.array([[MOVE * (j + 1) for j in range(LAG)] for _ in range(frames)])
-    diff[0] = np.nan
     diff[at, 0], diff[at + 1, 0], diff[at + 1, 1] = jump, jump, across
-    return FrameSteps(times_s=np.arange(frames) / 30.0, diff=diff)
+    return _steps(diff)
 
 
 def test_a_clear_return_beside_moving_frames_is_a_glitch():
