@@ -13,7 +13,16 @@ from gaze import __version__
 from gaze.schema.codebook import DIMENSIONS, load_codebook
 from gaze.schema.inputs import ClipInput
 from gaze.schema.report import Assessment, PixelSignals, Report, RunManifest
-from gaze.video import evidence, frame_area, frame_events, local_change, motion, shake, steps
+from gaze.video import (
+    change_regions,
+    evidence,
+    frame_area,
+    frame_events,
+    local_change,
+    motion,
+    shake,
+    steps,
+)
 from gaze.video.clip import DecodedClip, open_clip
 from gaze.video.signals import SignalSeries
 from gaze.video.store import measure_pixels
@@ -34,7 +43,8 @@ PIXEL_DIMENSIONS = ("object_scene_consistency", "physical_plausibility", "visual
 def thresholds() -> dict[str, float]:
     """Every named threshold the detectors use, for the report's record."""
     out: dict[str, float] = {}
-    for module in (evidence, shake, frame_events, steps, local_change, motion, frame_area):
+    detectors = (evidence, shake, frame_events, steps, local_change, change_regions, motion)
+    for module in (*detectors, frame_area):
         for name, value in vars(module).items():
             if name.isupper() and isinstance(value, int | float) and not isinstance(value, bool):
                 out[name] = float(value)

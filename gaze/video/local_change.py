@@ -12,52 +12,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import cv2
 import numpy as np
 
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
+from gaze.video.change_regions import (
+    PARTNER_STABLE,
+    ChangeSteps,
+    Region,
+    changed_regions,
+)
 from gaze.video.clip import AnalysisFrames
 from gaze.video.frame_area import Box, picture_box
-from gaze.video.motion import AlignedStep, aligned_step
 from gaze.video.runs import near
 from gaze.video.signals import SignalSeries
 from gaze.video.track import TRACK_S, follow
 
-LOCAL_MIN_AREA = 0.0015
-"""Smallest changed region, as a fraction of the frame (a 16 px block in 320x240 is ~0.003)."""
 LOCAL_MAX_FRACTION = 0.2
 """Above this share of changed pixels the change is global, not local."""
-LOCAL_STABLE = 0.25
-"""A region is stable in a neighbouring step when the pixels changing in and around it number at
-most this share of its area."""
-PARTNER_STABLE = 0.75
-"""A region changing more than LOCAL_STABLE around it in a neighbouring step (an encoder's
-speckle beside a small object, the arm passing near) is no evidence on its own, but it may be
-the other half of a teleport whose first half is stable: a vanishing and an appearing of the
-same colour in one step, when the changes around this one number at most this share of its area.
-Without it a teleport whose half sat beside a little noise was reported as a lone vanishing or
-appearing (forge v2 seeds 707, 808, 909, 1: 19-90 changed pixels against 16-76 allowed)."""
-SETTLING_INSIDE = 0.1
-"""An appearing region may change more than LOCAL_STABLE around it in the step after, up to
-SETTLING_AROUND, when at least this share of its own area changes again in that step: a
-low-quality encoder refines a new object over the next frame or two, where something moving
-near the place changes around it, not inside..."""
-SETTLING_AROUND = 0.6
-SETTLING_CALM = 0.1
-"""...and when nothing changed around it in the step before (at most this share of its area):
-a thing the arm brought, or one coming into view, has motion beside it before it shows."""
 PRESENT_DISTANCE = 30.0
 """Colour distance to the surrounding ring above which a region holds an object."""
 ABSENT_RATIO = 0.5
 """A region shows background once its distance to the ring falls below this share of what it was
 with the object (relative, because codecs leave a fading ghost for a frame or two)."""
-MIN_SOLIDITY = 0.4
-"""Changed area / bounding-box area: objects are compact; motion onsets leave thin strips."""
-MIN_ASPECT = 0.4
-"""Short side / long side of a changed region: the edge that a moving arm, its shadow or a pan
-exposes is a strip, while the objects a robot handles seldom are (forge v2's true object events
-are >= 0.53). The price: a thin tool or a cable seen lengthwise appearing or vanishing is not
-reported."""
 SHADOW_CHROMA = 0.04
 """A region whose colour keeps its chromaticity ((b, g, r) / (b + g + r), summed absolute
 difference below this)..."""
@@ -68,8 +44,6 @@ gripper, the arm's shadow on the table. The price: an object of the very hue of 
 under it, only darker, is taken for a shadow."""
 SAME_OBJECT_DISTANCE = 60.0
 """Mean colour distance under which a vanished and an appeared region are the same object."""
-RING_PX = 4
-"""Radius of surroundings used to predict the background of a region, thumbnail px."""
 EDGE_MARGIN = 0.02
 """A region this close to the picture's border (fraction of width or height) may have come from
 or gone to outside the view: the robot's arm or gripper entering, an object carried out. Its
@@ -86,121 +60,6 @@ class LocalChange:
     confidence: float = 0.5
     boxes: list[tuple[int, Box, str]] = field(default_factory=list)
     """(analysis frame index, box as fractions of the frame, what it shows) for each region."""
-
-
-@dataclass(eq=False)
-class _Region:
-    mask: np.ndarray
-    box: Box
-    """The changed area's bounding box, as fractions of the frame's width and height."""
-    centre: tuple[float, float]
-    before: float
-    after: float
-    colour_before: np.ndarray
-    colour_after: np.ndarray
-    steady: bool = True
-    """Stable in the steps either side (LOCAL_STABLE); an unsteady region may only complete a
-    teleport (PARTNER_STABLE)."""
-    settling: bool = False
-    """Calm in the step before (SETTLING_CALM), and part of the change in the step after falls
-    inside the region itself (SETTLING_INSIDE): an encoder refining what just appeared."""
-
-
-class _Steps:
-    """Aligned changes between consecutive analysis frames, computed once each on demand. The
-    scan moves forward and looks one step either side, so only the steps near the latest one
-    asked for are kept: memory does not grow with the clip (every step kept was 58 KB of a
-    720p clip's thumbnails, 170 MB over five minutes)."""
-
-    KEEP = 3
-
-    def __init__(self, frames: AnalysisFrames, sig: SignalSeries | None = None) -> None:
-        self.thumbs = frames.thumbs
-        self.flow = None if sig is None else sig.shifts
-        self.cache: dict[int, AlignedStep] = {}
-
-    def __len__(self) -> int:
-        return len(self.thumbs)
-
-    def __getitem__(self, i: int) -> AlignedStep:
-        """The step from frame i-1 to frame i."""
-        if i not in self.cache:
-            flow = None if self.flow is None else (float(self.flow[i, 0]), float(self.flow[i, 1]))
-            self.cache[i] = aligned_step(self.thumbs[i - 1], self.thumbs[i], flow)
-            for old in [k for k in self.cache if k < i - self.KEEP]:
-                del self.cache[old]
-        return self.cache[i]
-
-
-def _presence(frame: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:
-    """How much the region stands out from the background its surroundings predict.
-
-    The background is predicted by inpainting the region from its surroundings (on a crop), so
-    structure running through the region (a table edge, a wall line) does not count as an object.
-    Returns the mean colour distance and the region's median colour.
-    """
-    ys, xs = np.nonzero(mask)
-    pad = RING_PX + 2
-    y0, y1 = max(0, ys.min() - pad), min(mask.shape[0], ys.max() + pad + 1)
-    x0, x1 = max(0, xs.min() - pad), min(mask.shape[1], xs.max() + pad + 1)
-    crop, region = frame[y0:y1, x0:x1], mask[y0:y1, x0:x1]
-    hole = cv2.dilate(region.astype(np.uint8), np.ones((3, 3), np.uint8), iterations=1)
-    predicted = cv2.inpaint(crop, hole, RING_PX, cv2.INPAINT_TELEA)
-    diff = crop[region].astype(np.float32) - predicted[region].astype(np.float32)
-    return float(np.linalg.norm(diff, axis=1).mean()), np.median(crop[region], axis=0)
-
-
-def _regions(steps: _Steps, i: int) -> list[_Region]:
-    thumbs, step = steps.thumbs, steps[i]
-    raw = step.changed.astype(np.uint8)
-    opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    change = np.asarray(cv2.morphologyEx(opened, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
-    count, labels, stats, centroids = cv2.connectedComponentsWithStats(change, connectivity=8)
-    min_area = LOCAL_MIN_AREA * change.size
-    before_pair = steps[i - 1].changed if i >= 2 else None
-    after_pair = steps[i + 1].changed if i + 1 < len(steps) else None
-    out = []
-    for label in range(1, count):
-        area = stats[label, cv2.CC_STAT_AREA]
-        box = stats[label, cv2.CC_STAT_WIDTH] * stats[label, cv2.CC_STAT_HEIGHT]
-        if area < min_area or area < MIN_SOLIDITY * box:
-            continue
-        sides = sorted((stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]))
-        if sides[0] < MIN_ASPECT * sides[1]:  # a strip: an exposed edge, not an object
-            continue
-        mask = labels == label
-        # Look for change around the region too: a small part moving fast (a joint, a finger)
-        # leaves disjoint change regions, but always next to where it was a step before.
-        reach = int(max(stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]) // 2 + 2)
-        around = cv2.dilate(mask.astype(np.uint8), np.ones((3, 3), np.uint8), iterations=reach) > 0
-        nearby_before = 0 if before_pair is None else int(before_pair[around].sum())
-        nearby_after = 0 if after_pair is None else int(after_pair[around].sum())
-        nearby = max(nearby_before, nearby_after)
-        if nearby > PARTNER_STABLE * area:
-            continue
-        before, colour_before = _presence(step.earlier, mask)
-        after, colour_after = _presence(thumbs[i], mask)
-        h, w = mask.shape
-        x, y = stats[label, cv2.CC_STAT_LEFT], stats[label, cv2.CC_STAT_TOP]
-        bw, bh = stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]
-        box = (
-            round(x / w, 4),
-            round(y / h, 4),
-            round((x + bw) / w, 4),
-            round((y + bh) / h, 4),
-        )
-        steady = nearby <= LOCAL_STABLE * area
-        settling = (
-            nearby_before <= SETTLING_CALM * area
-            and nearby_after <= SETTLING_AROUND * area
-            and after_pair is not None
-            and int(after_pair[mask].sum()) >= SETTLING_INSIDE * area
-        )
-        centre = tuple(centroids[label])
-        out.append(
-            _Region(mask, box, centre, before, after, colour_before, colour_after, steady, settling)
-        )
-    return out
 
 
 def _shadow(dark: np.ndarray, lit: np.ndarray) -> bool:
@@ -235,7 +94,7 @@ def _back(box: Box, shift: tuple[float, float], width: int, height: int) -> Box:
     )
 
 
-def _describe(region: _Region, width: int) -> str:
+def _describe(region: Region, width: int) -> str:
     x = region.centre[0] / width
     side = "left" if x < 1 / 3 else "right" if x > 2 / 3 else "centre"
     return f"{side} of the frame"
@@ -248,7 +107,7 @@ def local_changes(
     taking out the camera's own motion (``gaze.video.motion``)."""
     width, height = frames.thumbs.shape[2], frames.thumbs.shape[1]
     picture = picture_box(frames.thumbs)
-    steps = _Steps(frames, sig)
+    steps = ChangeSteps(frames, sig)
     found: list[LocalChange] = []
     for i in range(1, len(frames.thumbs)):
         if sig.changed_fraction[i] <= 0 or near(i, exclude, margin=1):
@@ -258,7 +117,7 @@ def local_changes(
         fraction = float(step.changed.mean()) if moved else sig.changed_fraction[i]
         if fraction <= 0 or fraction > LOCAL_MAX_FRACTION:
             continue
-        regions = [r for r in _regions(steps, i) if not _at_border(r.box, picture)]
+        regions = [r for r in changed_regions(steps, i) if not _at_border(r.box, picture)]
         vanished = [
             r
             for r in regions
@@ -300,7 +159,7 @@ def local_changes(
         appeared = [
             r for r in appeared if r.steady or (r.settling and not _same_colour(r, vanished))
         ]
-        vanished = [r for r in vanished if r.steady]
+        vanished = [r for r in vanished if r.steady or r.touched]
         for r in vanished:
             found.append(
                 LocalChange(
@@ -342,11 +201,11 @@ def local_changes(
     return found
 
 
-def _teleports(vanished: list[_Region], appeared: list[_Region]) -> list[tuple[_Region, _Region]]:
+def _teleports(vanished: list[Region], appeared: list[Region]) -> list[tuple[Region, Region]]:
     """(vanished, appeared) pairs of the same colour (SAME_OBJECT_DISTANCE), each region in one
     pair at most: steady halves pair first, closest colour first; then a steady half left alone
     pairs with an unsteady one (PARTNER_STABLE). Two unsteady halves make no teleport."""
-    pairs: list[tuple[_Region, _Region]] = []
+    pairs: list[tuple[Region, Region]] = []
     used: set[int] = set()
     for steady_only in (True, False):
         for gone in vanished:
@@ -366,19 +225,19 @@ def _teleports(vanished: list[_Region], appeared: list[_Region]) -> list[tuple[_
     return pairs
 
 
-def _colour_gap(gone: _Region, twin: _Region) -> float:
+def _colour_gap(gone: Region, twin: Region) -> float:
     """Colour distance between what vanished and what appeared (SAME_OBJECT_DISTANCE)."""
     return float(np.linalg.norm(twin.colour_after - gone.colour_before))
 
 
-def _same_colour(twin: _Region, vanished: list[_Region]) -> bool:
+def _same_colour(twin: Region, vanished: list[Region]) -> bool:
     """Whether something of ``twin``'s colour vanished in the same step: a settling appearance
     is then one object moving (carried fast) or a teleport with no steady half, not a thing
     brought by nothing."""
     return any(_colour_gap(gone, twin) <= SAME_OBJECT_DISTANCE for gone in vanished)
 
 
-def _unsteady_half(gone: _Region, twin: _Region) -> list[str]:
+def _unsteady_half(gone: Region, twin: Region) -> list[str]:
     if gone.steady and twin.steady:
         return []
     half = "vanishing" if twin.steady else "appearing"

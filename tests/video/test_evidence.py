@@ -69,11 +69,13 @@ def _scene(rng: np.random.Generator, x: int) -> np.ndarray:
 def test_every_module_that_judges_pixels_records_its_thresholds():
     """The report's thresholds name every constant a detector decides with, including the
     aligner's (motion), the shake rules, the every-frame spans (steps) and the pane finder
-    (frame_area); before, motion's, steps' and frame_area's constants were missing."""
+    (frame_area) and the region finder (change_regions); before, motion's, steps' and
+    frame_area's constants were missing."""
     from gaze.pixel_diagnosis import thresholds
 
     recorded = thresholds()
-    for name in ("AGREE_PX", "KEEP_RATIO", "SHAKE_KEEP_SHARE", "EDGE_STEP", "MARGIN_FLAT"):
+    names = ("AGREE_PX", "KEEP_RATIO", "SHAKE_KEEP_SHARE", "EDGE_STEP", "MARGIN_FLAT")
+    for name in (*names, "LOCAL_STABLE", "TOUCHED_PRESENCE", "EDGE_MARGIN"):
         assert name in recorded
     assert recorded["AGREE_PX"] == 1.0 and recorded["CATCH_UP_ALONE"] == 4.0
 

@@ -84,6 +84,36 @@ def test_something_vanishing_at_the_border_may_have_left_the_view():
     assert changes_in([scene(0, with_block=k < 6, block_x=0) for k in range(12)]) == []
 
 
+def _plain_wall(block: bool = True, touch: bool = False) -> np.ndarray:
+    """A plain grey wall with a red block at x 60 when ``block``, a corner of it re-tinted when
+    ``touch``: what an encoder does to an object that is still there (it stands out as much)."""
+    picture = np.full((H, W, 3), 150, np.uint8)
+    if block:
+        cv2.rectangle(picture, (60, 50), (74, 64), (30, 30, 220), -1)
+    if touch:
+        picture[50:58, 60:68] = (80, 30, 220)
+    return picture
+
+
+def test_an_object_the_encoder_touched_just_before_it_vanishes_is_found():
+    """A low-quality encoder re-tints part of an object the step before it vanishes (forge v2
+    seed 4141 clip 46: 59 of its 319 pixels): more change than a stable region allows, but
+    inside the object, which stands out as before. It is found (this fails without the
+    TOUCHED_PRESENCE rule); something moving beside it in that step, or the object growing into
+    its place then (standing out a third less before), still makes it unstable."""
+    touched = [_plain_wall()] * 6 + [_plain_wall(touch=True)] + [_plain_wall(block=False)] * 5
+    found = changes_in(touched)
+    assert [(c.index, c.type) for c in found] == [(7, "object_disappearance")]
+    beside = [frame.copy() for frame in touched]
+    for frame in beside[6:]:  # a bar arrives 3 px beside the block as it is touched
+        cv2.rectangle(frame, (52, 50), (56, 64), (60, 60, 60), -1)
+    assert changes_in(beside) == []
+    narrow = _plain_wall(block=False)
+    cv2.rectangle(narrow, (60, 50), (69, 64), (30, 30, 220), -1)
+    grown = [narrow] * 6 + [_plain_wall()] + [_plain_wall(block=False)] * 5
+    assert changes_in(grown) == []  # it stood out a third less before: arriving, not touched
+
+
 def _wall_with(rect: tuple[int, int, int, int] | None) -> np.ndarray:
     """The still textured wall with a red rectangle (x0, y0, x1, y1) on it, or without."""
     picture = scene(0, with_block=False)

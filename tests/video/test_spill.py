@@ -51,18 +51,18 @@ def test_the_local_change_scan_keeps_only_the_steps_near_it():
     dropped, so its memory does not grow with the clip (every step used to be kept)."""
     from types import SimpleNamespace
 
-    from gaze.video.local_change import _Steps
+    from gaze.video.change_regions import ChangeSteps
     from gaze.video.motion import aligned_step
 
     rng = np.random.default_rng(0)
     thumbs = rng.integers(0, 255, (40, 24, 32, 3), dtype=np.uint8)
-    steps = _Steps(SimpleNamespace(thumbs=thumbs))  # type: ignore[arg-type]
+    steps = ChangeSteps(SimpleNamespace(thumbs=thumbs))  # type: ignore[arg-type]
     held = []
     for i in range(1, len(thumbs)):
         for j in (i - 1, i, i + 1):
             if 1 <= j < len(thumbs):
                 step = steps[j]
         held.append(len(steps.cache))
-    assert max(held) <= _Steps.KEEP + 2
+    assert max(held) <= ChangeSteps.KEEP + 2
     again = aligned_step(thumbs[38], thumbs[39])
     assert (step.changed == again.changed).all() and step.shift == again.shift
