@@ -140,6 +140,9 @@ def _touched(steps: ChangeSteps, i: int, mask: np.ndarray, nearby: int, before: 
 
 
 def changed_regions(steps: ChangeSteps, i: int) -> list[Region]:
+    """The compact regions step i changed (not strips, not too small, not amid more change in
+    the steps either side than PARTNER_STABLE allows), each with how much it stands out before
+    and after the step and how steady those steps are around it."""
     thumbs, step = steps.thumbs, steps[i]
     raw = step.changed.astype(np.uint8)
     opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
