@@ -73,8 +73,9 @@ class Region:
     settling: bool = False
     """Calm in the step before (SETTLING_CALM), and part of the change in the step after falls
     inside the region itself (SETTLING_INSIDE): an encoder refining what just appeared."""
-    touched: bool = False
-    """Unsteady only because the step before changed the region itself (TOUCHED_PRESENCE)."""
+    touched: float | None = None
+    """When it is unsteady only because the step before changed the region itself
+    (TOUCHED_PRESENCE): how much it stood out a frame before that step."""
 
 
 class ChangeSteps:
@@ -121,22 +122,24 @@ def presence(frame: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:
     return float(np.linalg.norm(diff, axis=1).mean()), np.median(crop[region], axis=0)
 
 
-def _touched(steps: ChangeSteps, i: int, mask: np.ndarray, nearby: int, before: float) -> bool:
-    """Whether step i-1 changed the region of step i itself, and little around it (``nearby``
-    changed pixels in and around it), and left it standing out as much (TOUCHED_PRESENCE): its
-    presence in frame i-2, where the camera had it."""
+def _touched(
+    steps: ChangeSteps, i: int, mask: np.ndarray, nearby: int, before: float
+) -> float | None:
+    """How much the region of step i stood out in frame i-2 (where the camera had it), when step
+    i-1 changed the region itself, and little around it (``nearby`` changed pixels in and around
+    it), and left it standing out as much (TOUCHED_PRESENCE); else None."""
     inside = int(steps[i - 1].changed[mask].sum())
     area = int(mask.sum())
     if inside < SETTLING_INSIDE * area or nearby - inside > LOCAL_STABLE * area:
-        return False
+        return None
     dx, dy = steps[i].shift
     carry = np.array([[1, 0, -dx], [0, 1, -dy]], dtype=np.float32)
     h, w = mask.shape
     earlier = cv2.warpAffine(mask.astype(np.uint8), carry, (w, h), flags=cv2.INTER_NEAREST) > 0
     if not earlier.any():
-        return False
+        return None
     two_back, _ = presence(steps[i - 1].earlier, earlier)
-    return before / TOUCHED_PRESENCE <= two_back <= before * TOUCHED_PRESENCE
+    return two_back if before / TOUCHED_PRESENCE <= two_back <= before * TOUCHED_PRESENCE else None
 
 
 def changed_regions(steps: ChangeSteps, i: int) -> list[Region]:
@@ -188,12 +191,11 @@ def changed_regions(steps: ChangeSteps, i: int) -> list[Region]:
             and after_pair is not None
             and int(after_pair[mask].sum()) >= SETTLING_INSIDE * area
         )
+        vanishing_clearly = after <= TOUCHED_GONE * before and nearby_after <= LOCAL_STABLE * area
         touched = (
-            not steady
-            and before_pair is not None
-            and nearby_after <= LOCAL_STABLE * area
-            and after <= TOUCHED_GONE * before
-            and _touched(steps, i, mask, nearby_before, before)
+            _touched(steps, i, mask, nearby_before, before)
+            if not steady and before_pair is not None and vanishing_clearly
+            else None
         )
         centre = tuple(centroids[label])
         out.append(

@@ -159,7 +159,7 @@ def local_changes(
         appeared = [
             r for r in appeared if r.steady or (r.settling and not _same_colour(r, vanished))
         ]
-        vanished = [r for r in vanished if r.steady or r.touched]
+        vanished = [r for r in vanished if r.steady or r.touched is not None]
         for r in vanished:
             found.append(
                 LocalChange(
@@ -170,7 +170,13 @@ def local_changes(
                     [
                         f"colour distance to surroundings {r.before:.0f}->{r.after:.0f} "
                         f"(object>{PRESENT_DISTANCE:g}, then <{ABSENT_RATIO:g}x)",
-                        "region stable before and after the step",
+                        (
+                            "region stable before and after the step"
+                            if r.touched is None
+                            else "region stable after the step; in the step before it changes "
+                            f"inside, not around, and stands out as much ({r.touched:.0f} a frame "
+                            "earlier: the encoder touching an object still there)"
+                        ),
                     ],
                     confidence=0.6,
                     boxes=[(i - 1, _back(r.box, step.shift, width, height), "before")],

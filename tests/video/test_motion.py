@@ -104,6 +104,7 @@ def test_an_object_the_encoder_touched_just_before_it_vanishes_is_found():
     touched = [_plain_wall()] * 6 + [_plain_wall(touch=True)] + [_plain_wall(block=False)] * 5
     found = changes_in(touched)
     assert [(c.index, c.type) for c in found] == [(7, "object_disappearance")]
+    assert "changes inside, not around" in found[0].evidence[1]  # says why, not "stable"
     beside = [frame.copy() for frame in touched]
     for frame in beside[6:]:  # a bar arrives 3 px beside the block as it is touched
         cv2.rectangle(frame, (52, 50), (56, 64), (60, 60, 60), -1)
