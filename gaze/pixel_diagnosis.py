@@ -43,8 +43,16 @@ PIXEL_DIMENSIONS = ("object_scene_consistency", "physical_plausibility", "visual
 def thresholds() -> dict[str, float]:
     """Every named threshold the detectors use, for the report's record."""
     out: dict[str, float] = {}
-    detectors = (evidence, shake, frame_events, steps, local_change, change_regions, motion)
-    for module in (*detectors, frame_area):
+    for module in (
+        evidence,
+        shake,
+        frame_events,
+        steps,
+        local_change,
+        change_regions,
+        motion,
+        frame_area,
+    ):
         for name, value in vars(module).items():
             if name.isupper() and isinstance(value, int | float) and not isinstance(value, bool):
                 out[name] = float(value)
