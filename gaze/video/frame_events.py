@@ -105,6 +105,14 @@ CATCH_UP_ALONE = 4.0
 """A jump out of repeats of at least this many times the typical step is a catch-up whatever
 came before it (a low-quality encoder lets the frozen picture settle over a few frames, which
 looks like slowing down); no hold resumes with such a jump."""
+CATCH_UP_MOVED = 12.0
+"""...and something moved while the picture was frozen: in the jump, some cell of the frame's
+8x8 grid (``FrameSteps.cells``) changes by at least this many grey levels. An encoder that
+re-codes a held picture all at once (the sensor noise it had kept still) changes every cell by
+a few grey levels, a jump as large as a small catch-up's (forge v2 seeds 2525-4747: the six
+catch-ups so reported where nothing froze, one on a clean clip, changed no cell by more than 9.1;
+true catch-ups changed one by 17.9 or more, but for one of 215, 4.9: an h264 clip with drifting
+light whose catch-up was mostly the light's change)."""
 FREEZE_GAP_SHARE = 1.5
 """Within a catch-up freeze one step may differ (an encoder refreshing the frozen picture) when
 it stays below this many times the clip's typical step."""
@@ -361,6 +369,8 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
                 continue  # one step between repeats: an encoder refreshing a still picture
             if after < CATCH_UP_SPIKE * d1[e + 2]:
                 continue  # the first step is no larger than the next: a robot resuming
+            if steps.cells is not None and float(steps.cells[e + 1].max()) < CATCH_UP_MOVED:
+                continue  # re-coded all over, nothing moved: an encoder refreshing a hold
             if int((d1[s : e + 1] >= refresh).sum()) >= REFRESHED_STILL:
                 continue  # refreshed again and again: a still scene, not a repeated picture
             # sustained, not one jump: an encoder's keyframe pulses the picture in slow motion

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from gaze.video.frame_events import freezes
-from gaze.video.steps import LAG, FrameSteps
+from gaze.video.steps import CELLS, LAG, FrameSteps
 
 MOVE, REPEAT = 2.0, 0.02
 """Grey-level steps: the clip's typical motion (the repeat level is then 0.4) and a repeat."""
@@ -178,3 +178,28 @@ def test_a_jump_on_the_last_frame_is_not_judged_a_freeze():
     assert _found(into + [3 * MOVE]) == []
     caught_up = _found(into + [3 * MOVE, MOVE])
     assert [f[:2] for f in caught_up] == [(39, 59)] and "catches up" in caught_up[0][2]
+
+
+def _with_cells(trace: list[float], jump_at: int, jump_cells: np.ndarray) -> FrameSteps:
+    """Steps whose every cell moves by the frame's step, but for ``jump_cells`` at one frame."""
+    steps = _steps(trace)
+    steps.cells = np.repeat(np.asarray(trace, float)[:, None, None], CELLS, 1).repeat(CELLS, 2)
+    steps.cells[jump_at] = jump_cells
+    return steps
+
+
+def test_a_picture_re_coded_all_over_is_not_a_catch_up():
+    """Out of a hold an encoder may re-code the whole picture at once (the sensor noise it had
+    kept still: a few grey levels in every cell, forge v2 seed 4545 clip 0), a jump as large as
+    a catch-up's; a world that went on while the picture was frozen moved something, so some
+    part of the frame changes by tens of grey levels. The first was reported as a freeze."""
+    jump = 2.5 * MOVE
+    slow = [0.6 * MOVE] * 4  # too slow for a stall, moving enough before a catch-up
+    trace = [MOVE] * 20 + slow + [REPEAT] * 20 + [jump] + [MOVE] * 20
+    spread = np.full((CELLS, CELLS), jump)
+    assert freezes(_with_cells(trace, 44, spread)) == []
+    moved = np.zeros((CELLS, CELLS))
+    moved[3, 2:4] = jump * CELLS * CELLS / 2  # two cells where the arm went: the same mean
+    found = freezes(_with_cells(trace, 44, moved))
+    assert [(f.first, f.last) for f in found] == [(23, 43)]
+    assert "catches up" in found[0].evidence[1]
