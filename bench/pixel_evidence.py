@@ -40,7 +40,7 @@ TUNED_SEEDS = (
     *(808, 909, 1010, 1111, 1212, 1313, 1616, 1919),
     *(2121, 2222, 2323, 2525, 2626, 2727, 2828, 2929),
     *(3030, 3131, 3232, 3333, 3434, 3535, 3636, 3737, 3838),
-    *(3939, 4040, 4141, 4242, 4343, 4444),
+    *(3939, 4040, 4141, 4242, 4343, 4444, 4545, 4646, 4747, 4848, 4949, 5050),
 )
 """Forge v2 seeds looked at while choosing thresholds: never quote figures from them as held
 out (404 and 505 were held out until their false alarms were read, 606, 808, 909, 1010 and 1111
@@ -54,7 +54,11 @@ the moving-picture glitch rule; 3939, 4040 and 4141 were forged for that rule's 
 their summary tables and its result read. Around midnight the misses of 2525-4444 (4242-4444 forged
 at 23:17) chose the rule for objects the encoder touched (``gaze.video.change_regions``); 4545,
 4646 and 4747 were forged for its check; only their summary tables and the lists of their
-misses and false alarms were read."""
+misses and false alarms were read. On 2026-12-02 4848, 4949 and 5050 were forged and scored
+before any change; then the catch-up steps of every freeze found on 2525-4747 chose
+``CATCH_UP_MOVED`` (checked on 4848-5050 before their false alarms were read), and the misses
+and false alarms of 4545-5050 were read and chose the rule for objects appearing beside a hold
+(``gaze.video.evidence.OBJECT_JUMPS``)."""
 HELD_OUT = (1414, 1515)
 SPEED_SEED = 303
 """The forge seed of the 720p clip that ``--speed`` times: the same clip whatever seeds are

@@ -18,7 +18,7 @@ import numpy as np
 
 from gaze.schema.events import Event, EvidenceRegion
 from gaze.video.clip import AnalysisFrames
-from gaze.video.frame_events import STALL_ABRUPT, typical_step
+from gaze.video.frame_events import CATCH_UP_MOVED, STALL_ABRUPT, typical_step
 from gaze.video.frame_evidence import FrameLevel, frame_events, glitch_spans
 from gaze.video.local_change import LocalChange, local_changes
 from gaze.video.motion import camera_confirms
@@ -33,6 +33,11 @@ CHANGE_AWAY_FROM_MOTION = 0.5
 """An object's jump (``gaze.video.local_change``) is what a freeze's catch-up shows when, on the
 three frames before the repeats, both its places stepped by at most this share of the picture's
 busiest cell: the motion that slowed to a hold was elsewhere."""
+
+OBJECT_JUMPS = ("object_teleportation", "object_hallucination")
+"""Object events that a freeze's catch-up may turn out to be (``_not_object_changes``): a thing
+teleporting or appearing while the scene holds (forge v2 seed 1111 clip 45, seed 5050 clips 26
+and 48)."""
 
 # -- visual quality ---------------------------------------------------------------------------
 DARK_LEVEL = 35.0
@@ -310,15 +315,16 @@ def _indices(spans_s: list[tuple[float, float]], sig: SignalSeries) -> list[tupl
 def _not_object_changes(
     frame_level: FrameLevel, changes: list[LocalChange], sig: SignalSeries, steps: FrameSteps
 ) -> list[Event]:
-    """The freezes whose catch-up is not an object jumping. An object that jumps elsewhere while
-    the scene holds still shows, frame by frame, repeats and then a jump; the local-change rules
-    (a region vanishing and one of its colour appearing, stable before and after) say what it
-    is when the scene slowed into the repeats (the step in is below STALL_ABRUPT of the larger
-    of the two before it; a real freeze stops the picture at speed) and, on the frames just
-    before them, both places were still beside the motion that slowed. Where the thing that
-    jumps was itself moving before the picture stopped, the picture froze. A lone vanishing or
-    appearing at a catch-up is not enough: after a real freeze the arm may have covered or
-    uncovered something still (forge v2 seeds 707 and 1111: four true freezes lost that way)."""
+    """The freezes whose catch-up is an object event instead. An object that jumps elsewhere, or
+    appears, while the scene holds still shows, frame by frame, repeats and then a jump; the
+    local-change rules say what it is when the scene slowed into the repeats (the step in is
+    below STALL_ABRUPT of the larger of the two before it; a real freeze stops the picture at
+    speed), its places were still beside the motion that slowed on the frames just before
+    them, and nothing else moved in the jump (no cell outside its places changes by
+    CATCH_UP_MOVED). Where the thing was itself moving before the picture stopped, or the arm
+    jumps with it, the picture froze: after a real freeze the arm may have put down, covered or
+    uncovered something still (forge v2 seed 4949 clip 96: a block put down while the picture
+    was frozen appears at the catch-up, and the arm's cells change by up to 72 grey levels)."""
     if steps.cells is None:
         return frame_level.freezes
     kept = []
@@ -337,15 +343,18 @@ def _not_object_changes(
 def _jumped_beside_a_hold(
     change: LocalChange, jump: int, first: int, sig: SignalSeries, steps: FrameSteps
 ) -> bool:
-    """Whether ``change`` is a teleport at the decoded frame ``jump`` whose two places were
-    still, beside the motion, on the frames up to ``first`` (the last one before the repeats)."""
-    if change.type != "object_teleportation":
+    """Whether ``change`` is an object jump at the decoded frame ``jump`` (OBJECT_JUMPS), alone
+    in changing there, whose places were still, beside the motion, on the frames up to
+    ``first`` (the last one before the repeats)."""
+    if change.type not in OBJECT_JUMPS:
         return False
     i = change.index
     if not sig.times_s[i - 1] < steps.times_s[jump] <= sig.times_s[i] + 1e-6:
         return False
     assert steps.cells is not None
     places = [box for j, box, _ in change.boxes if j in (i - 1, i)]
+    if steps.step_elsewhere(jump, places) >= CATCH_UP_MOVED:
+        return False
     return all(
         steps.local_step(k, box) <= CHANGE_AWAY_FROM_MOTION * float(steps.cells[k].max())
         for box in places

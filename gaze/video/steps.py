@@ -44,10 +44,25 @@ class FrameSteps:
         """Mean step to the previous frame over the cells a normalised box touches."""
         if self.cells is None:
             return float("nan")
-        x0, y0, x1, y1 = box
-        c0, c1 = int(x0 * CELLS), min(int(np.ceil(x1 * CELLS)), CELLS)
-        r0, r1 = int(y0 * CELLS), min(int(np.ceil(y1 * CELLS)), CELLS)
-        return float(self.cells[k, r0 : max(r1, r0 + 1), c0 : max(c1, c0 + 1)].mean())
+        return float(self.cells[(k, *cells_touched(box))].mean())
+
+    def step_elsewhere(self, k: int, boxes: list[tuple[float, float, float, float]]) -> float:
+        """The largest step to the previous frame in a cell that none of ``boxes`` touches (0
+        when they touch every cell)."""
+        if self.cells is None:
+            return float("nan")
+        outside = np.ones((CELLS, CELLS), dtype=bool)
+        for box in boxes:
+            outside[cells_touched(box)] = False
+        return float(self.cells[k][outside].max(initial=0.0))
+
+
+def cells_touched(box: tuple[float, float, float, float]) -> tuple[slice, slice]:
+    """(rows, columns) of the CELLS x CELLS grid that a normalised box touches (at least one)."""
+    x0, y0, x1, y1 = box
+    c0, c1 = int(x0 * CELLS), min(int(np.ceil(x1 * CELLS)), CELLS)
+    r0, r1 = int(y0 * CELLS), min(int(np.ceil(y1 * CELLS)), CELLS)
+    return slice(r0, max(r1, r0 + 1)), slice(c0, max(c1, c0 + 1))
 
 
 class StepMeter:

@@ -167,6 +167,37 @@ def test_an_object_jumping_while_the_arm_holds_is_a_teleport_not_a_freeze():
     assert [(e.type, e.start_s, e.end_s) for e in events] == [("object_teleportation", 2.1, 2.2)]
 
 
+def test_an_object_appearing_while_the_arm_holds_is_a_hallucination_not_a_freeze():
+    """The same hold, and as the arm eases out a second block appears beside the first, brought
+    by nothing: repeats and then a jump again, which read as a freeze catching up and hid the
+    duplicate (forge v2 seed 5050 clips 26 and 48). The new block's place was still while the
+    arm slowed and nothing else moved in the jump, so the jump is the block's; when the arm
+    jumps too, the picture froze while the arm put something down (seed 4949 clip 96)."""
+    rng = np.random.default_rng(5)
+
+    def picture(arm_x: float, blocks: list[tuple[int, int]]) -> np.ndarray:
+        base = BACKGROUND.copy()
+        base[10:70, round(arm_x) : round(arm_x) + 16] = (90, 90, 90)
+        for x, y in blocks:
+            base[y : y + 24, x : x + 24] = (20, 200, 240)
+        noise = rng.integers(-2, 3, base.shape)
+        return np.clip(base.astype(int) + noise, 0, 255).astype(np.uint8)
+
+    def ease(u: float) -> float:
+        return u * u * (3 - 2 * u)
+
+    def found(arm_from: float) -> list[tuple[str, float, float]]:
+        into = [picture(10 + 40 * ease(i / 11), [(40, 90)]) for i in range(12)]
+        held = [into[-1].copy() for _ in range(10)]
+        out = [picture(arm_from + 40 * ease(i / 11), [(40, 90), (120, 75)]) for i in range(12)]
+        frames = _frames(into + held + out)
+        return [(e.type, e.start_s, e.end_s) for e in detect(frames, compute_signals(frames))]
+
+    assert found(arm_from=50) == [("object_hallucination", 2.1, 2.2)]
+    # the arm is elsewhere when the picture goes on: the world moved on while it was frozen
+    assert [f[0] for f in found(arm_from=100)] == ["frame_corruption"]
+
+
 def test_washed_out_frames_are_low_visibility():
     rng = np.random.default_rng(1)
     pictures = [_scene(rng, 40) for _ in range(20)]
