@@ -141,30 +141,39 @@ def test_frozen_picture_that_jumps_to_where_the_world_went():
     assert "catches up" in " ".join(frozen_events[0].evidence)
 
 
-def test_an_object_jumping_while_the_arm_holds_is_a_teleport_not_a_freeze():
-    """The arm eases into a hold (an encoder repeats the still picture exactly), a block on the
-    table jumps elsewhere, and the arm eases out: frame by frame that is repeats and then a jump,
-    which read as a freeze catching up and hid the teleport (forge v2 seed 1111 clip 45). The
-    block's place was still while the arm slowed, so the jump is the block's; a square that was
-    itself moving before the picture stopped stays a freeze (the test above)."""
+def _hold_then(
+    before: list[tuple[int, int]], after: list[tuple[int, int]], side: int, arm_from: float = 50
+) -> list[tuple[str, float, float]]:
+    """Events of a clip whose arm eases into a hold among ``before`` blocks (squares of ``side``
+    px), the picture repeating exactly (an encoder copying a still picture), then eases out from
+    ``arm_from`` among ``after`` blocks."""
     rng = np.random.default_rng(5)
 
-    def picture(arm_x: float, block: tuple[int, int]) -> np.ndarray:
+    def picture(arm_x: float, blocks: list[tuple[int, int]]) -> np.ndarray:
         base = BACKGROUND.copy()
         base[10:70, round(arm_x) : round(arm_x) + 16] = (90, 90, 90)
-        base[block[1] : block[1] + 16, block[0] : block[0] + 16] = (20, 200, 240)
+        for x, y in blocks:
+            base[y : y + side, x : x + side] = (20, 200, 240)
         noise = rng.integers(-2, 3, base.shape)
         return np.clip(base.astype(int) + noise, 0, 255).astype(np.uint8)
 
     def ease(u: float) -> float:
         return u * u * (3 - 2 * u)
 
-    into = [picture(10 + 40 * ease(i / 11), (40, 90)) for i in range(12)]
+    into = [picture(10 + 40 * ease(i / 11), before) for i in range(12)]
     held = [into[-1].copy() for _ in range(10)]
-    out = [picture(50 + 40 * ease(i / 11), (120, 75)) for i in range(12)]
+    out = [picture(arm_from + 40 * ease(i / 11), after) for i in range(12)]
     frames = _frames(into + held + out)
-    events = detect(frames, compute_signals(frames))
-    assert [(e.type, e.start_s, e.end_s) for e in events] == [("object_teleportation", 2.1, 2.2)]
+    return [(e.type, e.start_s, e.end_s) for e in detect(frames, compute_signals(frames))]
+
+
+def test_an_object_jumping_while_the_arm_holds_is_a_teleport_not_a_freeze():
+    """The arm eases into a hold, a block on the table jumps elsewhere, and the arm eases out:
+    frame by frame that is repeats and then a jump, which read as a freeze catching up and hid
+    the teleport (forge v2 seed 1111 clip 45). The block's place was still while the arm slowed,
+    so the jump is the block's; a square that was itself moving before the picture stopped stays
+    a freeze (the test above)."""
+    assert _hold_then([(40, 90)], [(120, 75)], side=16) == [("object_teleportation", 2.1, 2.2)]
 
 
 def test_an_object_appearing_while_the_arm_holds_is_a_hallucination_not_a_freeze():
@@ -173,29 +182,11 @@ def test_an_object_appearing_while_the_arm_holds_is_a_hallucination_not_a_freeze
     duplicate (forge v2 seed 5050 clips 26 and 48). The new block's place was still while the
     arm slowed and nothing else moved in the jump, so the jump is the block's; when the arm
     jumps too, the picture froze while the arm put something down (seed 4949 clip 96)."""
-    rng = np.random.default_rng(5)
-
-    def picture(arm_x: float, blocks: list[tuple[int, int]]) -> np.ndarray:
-        base = BACKGROUND.copy()
-        base[10:70, round(arm_x) : round(arm_x) + 16] = (90, 90, 90)
-        for x, y in blocks:
-            base[y : y + 24, x : x + 24] = (20, 200, 240)
-        noise = rng.integers(-2, 3, base.shape)
-        return np.clip(base.astype(int) + noise, 0, 255).astype(np.uint8)
-
-    def ease(u: float) -> float:
-        return u * u * (3 - 2 * u)
-
-    def found(arm_from: float) -> list[tuple[str, float, float]]:
-        into = [picture(10 + 40 * ease(i / 11), [(40, 90)]) for i in range(12)]
-        held = [into[-1].copy() for _ in range(10)]
-        out = [picture(arm_from + 40 * ease(i / 11), [(40, 90), (120, 75)]) for i in range(12)]
-        frames = _frames(into + held + out)
-        return [(e.type, e.start_s, e.end_s) for e in detect(frames, compute_signals(frames))]
-
-    assert found(arm_from=50) == [("object_hallucination", 2.1, 2.2)]
+    two = [(40, 90), (120, 75)]
+    assert _hold_then([(40, 90)], two, side=24) == [("object_hallucination", 2.1, 2.2)]
     # the arm is elsewhere when the picture goes on: the world moved on while it was frozen
-    assert [f[0] for f in found(arm_from=100)] == ["frame_corruption"]
+    moved_on = _hold_then([(40, 90)], two, side=24, arm_from=100)
+    assert [kind for kind, _, _ in moved_on] == ["frame_corruption"]
 
 
 def test_washed_out_frames_are_low_visibility():
