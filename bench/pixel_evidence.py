@@ -58,7 +58,8 @@ misses and false alarms were read. On 2026-12-02 4848, 4949 and 5050 were forged
 before any change; then the catch-up steps of every freeze found on 2525-4747 chose
 ``CATCH_UP_MOVED`` (checked on 4848-5050 before their false alarms were read), and the misses
 and false alarms of 4545-5050 were read and chose the rule for objects appearing beside a hold
-(``gaze.video.evidence.OBJECT_JUMPS``)."""
+(``gaze.video.evidence.OBJECT_JUMPS``) and the keyframe that no longer splits a freeze
+(``gaze.video.frame_events.FREEZE_GAP_SHARE``)."""
 HELD_OUT = (1414, 1515)
 SPEED_SEED = 303
 """The forge seed of the 720p clip that ``--speed`` times: the same clip whatever seeds are

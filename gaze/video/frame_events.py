@@ -115,7 +115,9 @@ true catch-ups changed one by 17.9 or more, but for one of 215, 4.9: an h264 cli
 light whose catch-up was mostly the light's change)."""
 FREEZE_GAP_SHARE = 1.5
 """Within a catch-up freeze one step may differ (an encoder refreshing the frozen picture) when
-it stays below this many times the clip's typical step."""
+it stays below this many times the clip's typical step, or below CATCH_UP_THEN_STILL times it
+when no cell changes by CATCH_UP_MOVED in it: a keyframe re-coding the frozen picture all over
+(forge v2 seed 4242 clip 30: 2.05 typical steps, 4.8 grey levels at most in a cell)."""
 CATCH_UP_LEAD = 0.5
 """A step just before the catch-up jump belongs to the freeze when it is below this share of the
 jump, however large: a low-quality encoder may spread the catch-up over two frames (forge v2
@@ -267,12 +269,18 @@ def still_level(steps: FrameSteps) -> float:
 
 
 def _bridged(
-    runs: list[tuple[int, int]], d1: np.ndarray, gap: float, jump: float, copied: Copied
+    runs: list[tuple[int, int]],
+    d1: np.ndarray,
+    gap: float,
+    jump: float,
+    copied: Copied,
+    calm: np.ndarray,
 ) -> list[tuple[int, int]]:
-    """Runs of repeats joined across single steps below ``gap``, each run taken through the
-    encoder's refreshes just before a catch-up jump (``_through_refresh``): a jump of ``jump``,
-    or of ``copied[1]`` after a run whose steps average at most ``copied[0]`` (DEAD_STILL)."""
-    out = _joined(runs, d1, gap)
+    """Runs of repeats joined across single steps below ``gap`` (or below ``jump`` where
+    ``calm``: nothing moved in the step), each run taken through the encoder's refreshes just
+    before a catch-up jump (``_through_refresh``): a jump of ``jump``, or of ``copied[1]`` after a
+    run whose steps average at most ``copied[0]`` (DEAD_STILL)."""
+    out = _joined(runs, (d1 < gap) | (calm & (d1 < jump)))
     still, copied_jump = copied
     return [
         (s, _through_refresh(e, d1, gap, copied_jump if d1[s : e + 1].mean() <= still else jump))
@@ -280,11 +288,11 @@ def _bridged(
     ]
 
 
-def _joined(runs: list[tuple[int, int]], d1: np.ndarray, gap: float) -> list[tuple[int, int]]:
-    """Runs of repeats joined across single steps below ``gap``."""
+def _joined(runs: list[tuple[int, int]], passable: np.ndarray) -> list[tuple[int, int]]:
+    """Runs of repeats joined across single ``passable`` steps."""
     out: list[tuple[int, int]] = []
     for s, e in runs:
-        if out and s == out[-1][1] + 2 and d1[s - 1] < gap:
+        if out and s == out[-1][1] + 2 and passable[s - 1]:
             out[-1] = (out[-1][0], e)
         else:
             out.append((s, e))
@@ -338,10 +346,15 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
     refresh = REFRESH_SHARE * typical
     # a clip that repeats all along keeps its holds apart, and its pauses are judged as stalls
     copied = (DEAD_STILL * level, catch_up)
-    bridged = [] if rhythm else _bridged(runs, d1, gap, jump, copied)
+    calm = (
+        steps.cells.max(axis=(1, 2)) < CATCH_UP_MOVED
+        if steps.cells is not None
+        else np.zeros(n, dtype=bool)
+    )
+    bridged = [] if rhythm else _bridged(runs, d1, gap, jump, copied, calm)
     found: list[FrameEvent] = []
     # catch-ups first: a bridged run explains the whole freeze, its pieces would be stalls
-    stalls = runs if rhythm else _joined(runs, d1, STALL_REFRESH * level)
+    stalls = runs if rhythm else _joined(runs, d1 < STALL_REFRESH * level)
     for (s, e), kind in [(r, "catch-up") for r in bridged] + [(r, "stall") for r in stalls]:
         # the step out needs a step after it: a jump on the last frame may be the encoder's
         # final refresh of a still picture, and nothing after it tells the two apart

@@ -180,12 +180,20 @@ def test_a_jump_on_the_last_frame_is_not_judged_a_freeze():
     assert [f[:2] for f in caught_up] == [(39, 59)] and "catches up" in caught_up[0][2]
 
 
-def _with_cells(trace: list[float], jump_at: int, jump_cells: np.ndarray) -> FrameSteps:
-    """Steps whose every cell moves by the frame's step, but for ``jump_cells`` at one frame."""
+def _with_cells(trace: list[float], cells: dict[int, np.ndarray]) -> FrameSteps:
+    """Steps whose every cell moves by the frame's step, but for the frames given in ``cells``."""
     steps = _steps(trace)
     steps.cells = np.repeat(np.asarray(trace, float)[:, None, None], CELLS, 1).repeat(CELLS, 2)
-    steps.cells[jump_at] = jump_cells
+    for k, grid in cells.items():
+        steps.cells[k] = grid
     return steps
+
+
+def _in_two_cells(step: float) -> np.ndarray:
+    """A step's change all in two cells (where the arm went), with the same frame mean."""
+    grid = np.zeros((CELLS, CELLS))
+    grid[3, 2:4] = step * CELLS * CELLS / 2
+    return grid
 
 
 def test_a_picture_re_coded_all_over_is_not_a_catch_up():
@@ -197,9 +205,23 @@ def test_a_picture_re_coded_all_over_is_not_a_catch_up():
     slow = [0.6 * MOVE] * 4  # too slow for a stall, moving enough before a catch-up
     trace = [MOVE] * 20 + slow + [REPEAT] * 20 + [jump] + [MOVE] * 20
     spread = np.full((CELLS, CELLS), jump)
-    assert freezes(_with_cells(trace, 44, spread)) == []
-    moved = np.zeros((CELLS, CELLS))
-    moved[3, 2:4] = jump * CELLS * CELLS / 2  # two cells where the arm went: the same mean
-    found = freezes(_with_cells(trace, 44, moved))
+    assert freezes(_with_cells(trace, {44: spread})) == []
+    found = freezes(_with_cells(trace, {44: _in_two_cells(jump)}))
     assert [(f.first, f.last) for f in found] == [(23, 43)]
     assert "catches up" in found[0].evidence[1]
+
+
+def test_a_keyframe_that_re_codes_the_frozen_picture_does_not_end_the_freeze():
+    """A keyframe in the middle of a frozen picture re-codes it all over, a step of up to two
+    typical steps in which no cell changes by more than a few grey levels (forge v2 seed 4242
+    clip 30: 2.05 typical steps, 4.8 at most in a cell; seed 4848 clip 19: 1.63, 5.6): the freeze
+    goes on through it. A step as large in which something moved ends the repeats (a robot that
+    moves between two holds). The first was two runs, neither a freeze, before."""
+    refresh, jump = 2 * MOVE, 3 * MOVE
+    trace = [MOVE] * 20 + [REPEAT] * 20 + [refresh] + [REPEAT] * 20 + [jump] + [MOVE] * 20
+    caught_up = {61: _in_two_cells(jump)}
+    found = freezes(_with_cells(trace, caught_up))
+    assert [(f.first, f.last) for f in found] == [(19, 60)]
+    assert "catches up" in found[0].evidence[1]
+    moved = freezes(_with_cells(trace, {**caught_up, 40: _in_two_cells(refresh)}))
+    assert moved == []
