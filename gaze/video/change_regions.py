@@ -157,8 +157,8 @@ def changed_regions(steps: ChangeSteps, i: int) -> list[Region]:
     out = []
     for label in range(1, count):
         area = stats[label, cv2.CC_STAT_AREA]
-        box = stats[label, cv2.CC_STAT_WIDTH] * stats[label, cv2.CC_STAT_HEIGHT]
-        if area < min_area or area < MIN_SOLIDITY * box:
+        bbox_area = stats[label, cv2.CC_STAT_WIDTH] * stats[label, cv2.CC_STAT_HEIGHT]
+        if area < min_area or area < MIN_SOLIDITY * bbox_area:
             continue
         sides = sorted((stats[label, cv2.CC_STAT_WIDTH], stats[label, cv2.CC_STAT_HEIGHT]))
         if sides[0] < MIN_ASPECT * sides[1]:  # a strip: an exposed edge, not an object

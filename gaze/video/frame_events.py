@@ -346,6 +346,7 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
     refresh = REFRESH_SHARE * typical
     # a clip that repeats all along keeps its holds apart, and its pauses are judged as stalls
     copied = (DEAD_STILL * level, catch_up)
+    # steps in which nothing moved (no cell changes by CATCH_UP_MOVED): the encoder re-coding
     calm = (
         steps.cells.max(axis=(1, 2)) < CATCH_UP_MOVED
         if steps.cells is not None
@@ -382,7 +383,7 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
                 continue  # one step between repeats: an encoder refreshing a still picture
             if after < CATCH_UP_SPIKE * d1[e + 2]:
                 continue  # the first step is no larger than the next: a robot resuming
-            if steps.cells is not None and float(steps.cells[e + 1].max()) < CATCH_UP_MOVED:
+            if calm[e + 1]:
                 continue  # re-coded all over, nothing moved: an encoder refreshing a hold
             if int((d1[s : e + 1] >= refresh).sum()) >= REFRESHED_STILL:
                 continue  # refreshed again and again: a still scene, not a repeated picture
