@@ -17,25 +17,10 @@ from typing import Any
 
 from gaze.errors import GazeInputError
 from gaze.models.protocol import Backbone, ClipTimeoutError
-from gaze.schema.inputs import ClipInput, check_instruction
+from gaze.schema.inputs import ClipInput, clip_input
 from gaze.schema.report import Report
 
 ProgressHook = Callable[[str, dict[str, Any]], None]
-
-
-def _clip_input(
-    video: str | Path, instruction: str, initial_frame: str | Path | None, clip_id: str | None
-) -> ClipInput:
-    try:
-        text = check_instruction(instruction)
-    except ValueError as exc:
-        raise GazeInputError(f"instruction: {exc}") from None
-    return ClipInput(
-        clip_id=clip_id or Path(video).stem,
-        video=str(video),
-        instruction=text,
-        initial_frame=str(initial_frame) if initial_frame else None,
-    )
 
 
 async def adiagnose(
@@ -59,7 +44,7 @@ async def adiagnose(
     many clips (batch runs)."""
     from gaze.graph.context import GazeContext
 
-    request = _clip_input(video, instruction, initial_frame, clip_id)
+    request = clip_input(video, instruction, initial_frame, clip_id)
     ctx = context or GazeContext()
     changes: dict[str, Any] = {}
     if model is not None:

@@ -17,7 +17,14 @@ from gaze.cli.context_options import context_from, context_options
 from gaze.cli.options import initial_frame_or_error, instruction_or_error
 from gaze.cli.progress_bar import GraphProgress
 from gaze.errors import GazeInputError
-from gaze.graph.context import ENVIRONMENT, JUDGES, GazeContext, default_of, description_of
+from gaze.graph.context import (
+    ENVIRONMENT,
+    JUDGES,
+    GazeContext,
+    default_of,
+    description_of,
+    judges_needing_a_model,
+)
 from gaze.models.registry import parse_role_bindings
 from gaze.schema.inputs import ClipInput
 
@@ -132,7 +139,7 @@ def diagnose(
             raise GazeInputError(f"--role needs a default --model (or {ENVIRONMENT['model']}) too")
         report = _run_graph(request, context, status)
     else:
-        extra = [j for j in context.judges if j not in ("diagnosis", "signals")]
+        extra = judges_needing_a_model(context.judges)
         if extra:
             raise GazeInputError(f"judges {extra} need a model (--model or {ENVIRONMENT['model']})")
         from gaze.pixel_diagnosis import diagnose_pixels

@@ -14,6 +14,9 @@ JUDGES = ("diagnosis", "signals", "pa_ia", "progress")
 """The branches a run can take (``judges``): the diagnosis graph; pixel signals in the report;
 PA/IA scores; the task-progress curve with its OPD metrics."""
 
+PIXEL_JUDGES = ("diagnosis", "signals")
+"""The branches a run without a model can still take: the pixel-evidence default."""
+
 ENVIRONMENT = {"model": "GAZE_MODEL", "base_url": "GAZE_BASE_URL", "prices_file": "GAZE_PRICES"}
 """Settings whose default comes from an environment variable (read here and nowhere else)."""
 
@@ -284,6 +287,11 @@ class GazeContext:
 def diagnosing(ctx: GazeContext) -> bool:
     """Whether a run makes diagnosis calls (not judges only)."""
     return "diagnosis" in ctx.judges
+
+
+def judges_needing_a_model(judges: list[str]) -> list[str]:
+    """The asked branches that the pixel-evidence default cannot stand in for."""
+    return [judge for judge in judges if judge not in PIXEL_JUDGES]
 
 
 def wants_pixels(ctx: GazeContext) -> bool:

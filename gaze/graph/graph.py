@@ -2,6 +2,7 @@
 names (compiled without a checkpointer: the LangGraph server brings its own).
 
     START -> load_clip (decode: metadata, windows)      START -> ground_task, ground_scene
+    (or, with no model configured: START -> pixel_default -> END, the pixel-evidence report)
     load_clip -> pixels (pixel evidence, beside the observers)
     ground_task -> observe (one call per window, each as soon as its frames are encoded)
     observe + ground_scene + load_clip -> align -> (+ pixels) route -> specialist
@@ -21,6 +22,7 @@ from langgraph.graph import END, START, StateGraph
 
 from gaze.graph import judge_nodes, nodes, verify_nodes
 from gaze.graph.context import GazeContext
+from gaze.graph.pixel_default import MODEL_ENTRY, PIXEL_ENTRY, entry, pixel_default
 from gaze.graph.report_node import report
 from gaze.graph.routing import to_specialists
 from gaze.graph.state import InputState, OutputState, SpecialistTask, State
@@ -58,10 +60,11 @@ def build_graph(checkpointer: Any = None) -> Any:
     builder.add_node("pa_ia", judge_nodes.pa_ia)
     builder.add_node("progress", judge_nodes.progress)
     builder.add_node("report", report)
+    builder.add_node(PIXEL_ENTRY, pixel_default)
 
-    builder.add_edge(START, "load_clip")
-    builder.add_edge(START, "ground_task")
-    builder.add_edge(START, "ground_scene")
+    # no model configured (Studio's default context): the pixel-evidence report, as the CLI's
+    builder.add_conditional_edges(START, entry, [*MODEL_ENTRY, PIXEL_ENTRY])
+    builder.add_edge(PIXEL_ENTRY, END)
     builder.add_edge("load_clip", "pixels")
     # the judge branches run beside the diagnosis and join it at the report
     builder.add_edge("load_clip", "pa_ia")

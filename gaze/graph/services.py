@@ -253,6 +253,12 @@ async def _open_orphan(key: str, ctx: GazeContext) -> RunServices:
         _building.pop(key, None)
 
 
+def opened_by_caller(runtime: Runtime[GazeContext]) -> bool:
+    """Whether whoever started this run opened its services first (``gaze.diagnose``, ``bench
+    run``: backbones or a caller given from Python count as a model)."""
+    return _run_key(runtime) in _open
+
+
 async def services(runtime: Runtime[GazeContext]) -> RunServices:
     """The services of the run this node belongs to, built on first use when nobody opened
     them (client construction in a worker thread: no blocking I/O on the event loop)."""

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, field_validator
+
+from gaze.errors import GazeInputError
 
 
 def check_instruction(text: str) -> str:
@@ -36,3 +40,22 @@ class ClipInput(BaseModel):
     @classmethod
     def _valid_instruction(cls, value: str) -> str:
         return check_instruction(value)
+
+
+def clip_input(
+    video: str | Path,
+    instruction: str,
+    initial_frame: str | Path | None = None,
+    clip_id: str | None = None,
+) -> ClipInput:
+    """A caller's arguments as a ``ClipInput``; a bad instruction is a ``GazeInputError``."""
+    try:
+        text = check_instruction(instruction)
+    except ValueError as exc:
+        raise GazeInputError(f"instruction: {exc}") from None
+    return ClipInput(
+        clip_id=clip_id or Path(video).stem,
+        video=str(video),
+        instruction=text,
+        initial_frame=str(initial_frame) if initial_frame else None,
+    )

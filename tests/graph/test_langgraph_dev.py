@@ -192,3 +192,31 @@ def test_dev_server_publishes_input_output_and_context_schemas(dev_server):
     context = schemas["context_schema"]["properties"]
     assert context["top_k"]["default"] == 3
     assert "Dimensions the router keeps" in context["top_k"]["description"]
+
+
+def test_dev_server_with_studios_default_context_gives_the_pixel_default(dev_server):
+    """Studio's default context names no model: the run reports what pixels show, as `gaze
+    diagnose` does without one, instead of failing on 'no model configured'."""
+    from gaze.pixel_diagnosis import diagnose_pixels
+    from gaze.schema.inputs import clip_input
+
+    video, instruction = str(REPO / "gaze" / "assets" / "demo.mp4"), "put the orange block"
+
+    def run(context: dict) -> dict:
+        thread = _call(dev_server + "/threads", {})["thread_id"]
+        body = {"assistant_id": "diagnose", "input": {"video": video, "instruction": instruction}}
+        return _call(f"{dev_server}/threads/{thread}/runs/wait", {**body, **context})
+
+    result = run({})
+    assert "report" in result, f"the run failed: {str(result)[:2000]}"
+    report = result["report"]
+    assert report["assessment"]["mode"] == "pixel_evidence"
+    assert "pixel_evidence_only" in report["flags"]
+    here = diagnose_pixels(clip_input(video, instruction))
+    spans = [(e["type"], e["start_s"], e["end_s"]) for e in report["events"]]
+    assert spans == [(e.type, e.start_s, e.end_s) for e in here.events]
+    assert ("object_teleportation", 4.5, 4.6) in spans
+    # a branch that needs a model says so
+    failed = run({"context": {"judges": ["diagnosis", "pa_ia"]}})
+    assert "report" not in failed
+    assert "judges ['pa_ia'] need a model" in json.dumps(failed)

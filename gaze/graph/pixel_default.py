@@ -1,0 +1,51 @@
+"""A graph run with no model: the pixel-evidence report that ``gaze diagnose`` writes without
+one (DESIGN section 5: no model configured, ``diagnose`` runs the pixel-evidence default and says
+so). LangGraph Studio's default context names no model; without this every such run ended in
+"no model configured"."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from gaze.errors import GazeInputError
+from gaze.graph.context import ENVIRONMENT, GazeContext, judges_needing_a_model
+from gaze.graph.services import opened_by_caller
+from gaze.graph.state import InputState
+from gaze.pixel_diagnosis import diagnose_pixels
+from gaze.schema.inputs import clip_input
+
+MODEL_ENTRY = ["load_clip", "ground_task", "ground_scene"]
+"""Where a run with a model starts: decoding and both grounding calls at once."""
+PIXEL_ENTRY = "pixel_default"
+
+
+def has_model(ctx: GazeContext, opened: bool) -> bool:
+    """Whether a run has a model: a caller opened its services (backbones given from Python), or
+    the context (or ``GAZE_MODEL``) names one."""
+    return opened or ctx.resolved_model() is not None
+
+
+def entry(state: InputState, runtime: Runtime[GazeContext]) -> list[str]:
+    """START's edges: the diagnosis graph when the run has a model, else the pixel default."""
+    if has_model(runtime.context, opened_by_caller(runtime)):
+        return MODEL_ENTRY
+    return [PIXEL_ENTRY]
+
+
+async def pixel_default(state: InputState, runtime: Runtime[GazeContext]) -> dict[str, Any]:
+    """The pixel-evidence report of the clip (decoding and measuring in a worker thread)."""
+    ctx = runtime.context
+    model = f"the context's model (or {ENVIRONMENT['model']})"
+    if ctx.roles:
+        raise GazeInputError(f"roles {sorted(ctx.roles)} need a default model too: {model}")
+    extra = judges_needing_a_model(ctx.judges)
+    if extra:
+        raise GazeInputError(f"judges {extra} need a model: {model}")
+    request = clip_input(
+        state["video"], state["instruction"], state.get("initial_frame"), state.get("clip_id")
+    )
+    report = await asyncio.to_thread(diagnose_pixels, request)
+    return {"report": report.model_dump(mode="json")}
