@@ -1,5 +1,5 @@
 """A graph run with no model: the pixel-evidence report that ``gaze diagnose`` writes without
-one (DESIGN section 5: no model configured, ``diagnose`` runs the pixel-evidence default and says
+one (DESIGN section 11: no model configured, ``diagnose`` runs the pixel-evidence default and says
 so). LangGraph Studio's default context names no model; without this every such run ended in
 "no model configured"."""
 
