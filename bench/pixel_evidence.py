@@ -349,6 +349,8 @@ def main(argv: list[str]) -> None:
         "--shared", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "clips"
     )
     args = parser.parse_args(argv)
+    if args.max_side and args.forge != 2:
+        parser.error("--max-side needs forge v2 (--forge 2)")
     tuned = [s for s in args.seed if s in TUNED_SEEDS]
     if tuned:
         print(
