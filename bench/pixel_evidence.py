@@ -95,12 +95,13 @@ def _forge(
             ManifestClip.model_validate_json(line) for line in manifest.read_text().splitlines()
         ]
     if version == 1:
-        from gaze.bench.forge import forge_set
+        from gaze.bench.forge import forge_set as forge_v1
+
+        rows = forge_v1(folder, count, seed)
     else:
         from gaze.bench.forge2 import forge_set
-    rows = (
-        forge_set(folder, count, seed, max_side) if version == 2 else forge_set(folder, count, seed)
-    )
+
+        rows = forge_set(folder, count, seed, max_side)
     stamp.write_text(json.dumps(wanted))
     return rows
 
