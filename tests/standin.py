@@ -108,6 +108,7 @@ class StandIn:
                 pass
 
         self._stopping = threading.Event()
+        self._dead = False
         self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.server.block_on_close = False
@@ -127,6 +128,14 @@ class StandIn:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.die()
+
+    def die(self) -> None:
+        """Stop serving and close the listening socket (later connections are refused)."""
+        with self._lock:
+            if self._dead:
+                return
+            self._dead = True
         self._stopping.set()
         self.server.shutdown()
         self.server.server_close()
@@ -218,5 +227,109 @@ def probes_pass(otherwise: Reply) -> Callable[[Any], Reply]:
                 return minimal_chat(body)
             return otherwise
         return error_reply(404, "not served here")
+
+    return respond
+
+
+# --- Hosted-API behaviour under load (the regression wall's servers) -----------------------
+
+
+def _request_key(body: Any) -> str:
+    return json.dumps(body, sort_keys=True)
+
+
+def each_new_request_fails_once(
+    status: int = 429, retry_after: str | None = None, then: Callable[[Any], Reply] = minimal_chat
+) -> Callable[[Any], Reply]:
+    """A server under load: the first time it sees a request body it answers ``status`` (a 429,
+    with ``retry_after`` if given, or a 5xx); the same request again is answered by ``then``.
+    Start-up checks and clip work alike meet it, as every request to a hosted API would."""
+    seen: set[str] = set()
+    lock = threading.Lock()
+    headers = {"retry-after": retry_after} if retry_after is not None else {}
+
+    def respond(body: Any) -> Reply:
+        if not isinstance(body, dict):
+            return then(body)
+        key = _request_key(body)
+        with lock:
+            new = key not in seen
+            seen.add(key)
+        return error_reply(status, "overloaded, try again", headers) if new else then(body)
+
+    return respond
+
+
+class RateLimited:
+    """A server that serves ``capacity`` requests at once, ``latency_s`` each, and answers the
+    rest 429 with a Retry-After of ``retry_after_s`` (a hosted API's per-key concurrency
+    limit). ``max_in_flight`` is the most it served at once; ``refused`` how many clip requests
+    it sent away (start-up checks are limited too, but not counted there)."""
+
+    def __init__(self, capacity: int, latency_s: float = 0.2, retry_after_s: float = 0.5) -> None:
+        self.capacity = capacity
+        self.latency_s = latency_s
+        self.retry_after_s = retry_after_s
+        self.refused = 0
+        self.served = 0
+        self.max_in_flight = 0
+        self._ends: list[float] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, body: Any) -> Reply:
+        import time
+
+        if not isinstance(body, dict) or "response_format" not in body:
+            return minimal_chat(body)
+        now = time.monotonic()
+        with self._lock:
+            self._ends = [end for end in self._ends if end > now]
+            if len(self._ends) >= self.capacity:
+                self.refused += body["response_format"]["json_schema"]["name"] != "Probe"
+                return error_reply(429, "rate limited", {"retry-after": f"{self.retry_after_s:g}"})
+            self._ends.append(now + self.latency_s)
+            self.served += 1
+            self.max_in_flight = max(self.max_in_flight, len(self._ends))
+        reply = minimal_chat(body)
+        reply.delay_s = self.latency_s
+        return reply
+
+
+def slow_replies(
+    delay_s: float, then: Callable[[Any], Reply] = minimal_chat
+) -> Callable[[Any], Reply]:
+    """Every clip request answered after ``delay_s`` (a large model near the timeout); start-up
+    checks answer at once."""
+
+    def respond(body: Any) -> Reply:
+        reply = then(body)
+        if isinstance(body, dict) and schema_name(Seen("POST", "", {}, body)) not in (
+            None,
+            "Probe",
+        ):
+            reply.delay_s = delay_s
+        return reply
+
+    return respond
+
+
+def dies_after(requests: int, server_of: Callable[[], StandIn]) -> Callable[[Any], Reply]:
+    """An endpoint that answers ``requests`` clip requests, then goes away mid-run: its
+    listening socket closes (new connections are refused) and the request that found it dying
+    gets a 503."""
+    count = {"n": 0}
+    lock = threading.Lock()
+
+    def respond(body: Any) -> Reply:
+        if not isinstance(body, dict) or schema_name(Seen("POST", "", {}, body)) in (None, "Probe"):
+            return minimal_chat(body)
+        with lock:
+            count["n"] += 1
+            dead = count["n"] > requests
+        if dead:
+            server = server_of()
+            threading.Thread(target=server.die, daemon=True).start()
+            return error_reply(503, "shutting down")
+        return minimal_chat(body)
 
     return respond

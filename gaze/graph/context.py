@@ -232,8 +232,9 @@ class GazeContext:
     breaker_after: int = field(
         default=6,
         metadata=_describe(
-            "Consecutive transport failures of one endpoint after which the run sends it no "
-            "more work and its clips fail at once (0: never)."
+            "Calls in a row to one endpoint that got no reply after all their retries (with "
+            "no success between them) after which the run sends it no more work and its clips "
+            "fail at once (0: never). Failed attempts that a retry recovers do not count."
         ),
     )
     max_reply_chars: int = field(

@@ -141,6 +141,7 @@ def build_caller(
         ctx.image_detail,
         ctx.endpoint_concurrency,
         most_images(ctx),
+        ctx.request_timeout_s,
     )
     retry = RetryPolicy(initial_s=ctx.retry_initial_s, max_s=ctx.retry_max_s)
 

@@ -27,6 +27,7 @@ from gaze.models.protocol import (
     ModelRequest,
     TransientModelError,
 )
+from gaze.models.throttle import Throttle
 from gaze.models.tokens import estimate_input_tokens, rule_for
 
 
@@ -108,8 +109,13 @@ class Caller:
         self.request_timeout_s = request_timeout_s
         """Total deadline of one request, first byte to last (not an idle timeout)."""
         self.breaker_after = breaker_after
-        """Consecutive transport failures of one backbone after which it gets no more work."""
-        self._failures_in_a_row: dict[int, int] = {}
+        """Calls of one backbone in a row that got no reply after all their retries, with no
+        success in between, after which it gets no more work. Failed attempts do not count: a
+        burst of parallel first attempts meeting a rate limit or a restart is not an endpoint
+        that is down."""
+        self._calls_failed_in_a_row: dict[int, int] = {}
+        self._concurrency = max(1, concurrency)
+        self._throttles: dict[int, Throttle] = {}
         self.max_reply_chars = max_reply_chars
         """Longer replies are refused unread: not parsed, not fed back, not cached."""
         self.handed_over = asyncio.Event()
@@ -185,13 +191,25 @@ class Caller:
             self._checked[id(backbone)] = job
         return job
 
+    def throttle(self, backbone: Backbone) -> Throttle:
+        """The backbone's adaptive in-flight limit (``gaze.models.throttle``)."""
+        throttle = self._throttles.get(id(backbone))
+        if throttle is None:
+            throttle = self._throttles[id(backbone)] = Throttle(self._concurrency)
+        return throttle
+
     def _breaker(self, backbone: Backbone) -> None:
-        failures = self._failures_in_a_row.get(id(backbone), 0)
+        failures = self._calls_failed_in_a_row.get(id(backbone), 0)
         if self.breaker_after and failures >= self.breaker_after:
             raise EndpointDownError(
-                f"{backbone.provider}:{backbone.model} failed {failures} times in a row; "
-                "this run sends it no more work"
+                f"{backbone.provider}:{backbone.model}: {failures} calls in a row got no reply "
+                "after their retries; this run sends it no more work"
             )
+
+    def no_reply(self, role: str) -> None:
+        """A call of ``role`` spent its whole budget without a reply (the breaker counts it)."""
+        key = id(self.backbone(role))
+        self._calls_failed_in_a_row[key] = self._calls_failed_in_a_row.get(key, 0) + 1
 
     async def send(self, request: ModelRequest, record: CallRecord) -> ModelReply:
         """One request to the role's backbone (no cache, no retry), within the total deadline
@@ -222,37 +240,45 @@ class Caller:
     async def _send_now(
         self, backbone: Backbone, request: ModelRequest, record: CallRecord
     ) -> ModelReply:
-        started = time.perf_counter()
-        async with self._semaphore:
-            self._breaker(backbone)  # it may have opened while this request waited
-            self.handed_over.set()
-            try:
-                reply = await asyncio.wait_for(
-                    backbone.complete(request), timeout=self.request_timeout_s
-                )
-            except TimeoutError as exc:
-                record["ok"] = False
-                self._count_failure(backbone)
-                raise TransientModelError(
-                    f"no complete reply within {self.request_timeout_s:g} s"
-                ) from exc
-            except TransientModelError:
-                record["ok"] = False
-                self._count_failure(backbone)
-                raise
-            except BaseException:
-                record["ok"] = False
-                raise
-            finally:
-                record["latency_s"] = round(time.perf_counter() - started, 4)
-        self._failures_in_a_row[id(backbone)] = 0
+        throttle = self.throttle(backbone)
+        sent_in = await throttle.acquire()  # back-pressure first: a waiting request holds no slot
+        outcome: BaseException | None = None
+        replied = False
+        try:
+            async with self._semaphore:
+                self._breaker(backbone)  # it may have opened while this request waited
+                self.handed_over.set()
+                started = time.perf_counter()
+                try:
+                    reply = await asyncio.wait_for(
+                        backbone.complete(request), timeout=self.request_timeout_s
+                    )
+                    replied = True
+                except TimeoutError as exc:
+                    outcome = TransientModelError(
+                        f"no complete reply within {self.request_timeout_s:g} s"
+                    )
+                    raise outcome from exc
+                except BaseException as exc:
+                    outcome = exc
+                    raise
+                finally:
+                    record["latency_s"] = round(time.perf_counter() - started, 4)
+                    record["ok"] = replied
+        finally:
+            transient = outcome if isinstance(outcome, TransientModelError) else None
+            retry_after = None if transient is None else transient.retry_after
+            await throttle.release(
+                sent_in,
+                ok=replied,
+                rate_limited=transient is not None and transient.rate_limited,
+                retry_after=None if retry_after is None else min(retry_after, self.retry.max_s),
+            )
+        self._calls_failed_in_a_row[id(backbone)] = 0
         record["input_tokens"] = reply.input_tokens
         record["output_tokens"] = reply.output_tokens
         record["cached_input_tokens"] = reply.cached_tokens
         return reply
-
-    def _count_failure(self, backbone: Backbone) -> None:
-        self._failures_in_a_row[id(backbone)] = self._failures_in_a_row.get(id(backbone), 0) + 1
 
     async def pause(self, attempt: int, error: Exception) -> None:
         await asyncio.sleep(self.retry.pause(attempt, error, self._rng))

@@ -9,8 +9,9 @@ A lab serves its model from a fleet of vLLM servers; gaze spreads one run's requ
   ``STICKY_SLACK`` requests above the least busy one; past that the least busy one is used.
 - **Per-endpoint limits.** An endpoint never carries more than its own concurrency limit.
 - **Health and failover.** A transport failure sends the same request on to the next endpoint
-  at once. After ``down_after`` failures in a row an endpoint is down: it gets no requests for
-  a cooldown (5 s, doubling to 60 s), then one request tests it again (half-open) and a success
+  at once (a 429 too, but a 429 never counts against an endpoint's health: it is alive).
+  After ``down_after`` failures in a row an endpoint is down: it gets no requests for a
+  cooldown (5 s, doubling to 60 s), then one request tests it again (half-open) and a success
   brings it back. When every endpoint is resting, the one back soonest is tried at once. Only
   when every endpoint has failed a request does the caller see the error (its backoff and retry
   budget apply then).
@@ -151,6 +152,9 @@ class EndpointPool:
                 endpoint.cooldown_s = COOLDOWN_S
             elif isinstance(error, TransientModelError):
                 endpoint.stats["failed"] += 1
+                if error.rate_limited:  # alive and busy: the caller's throttle slows down
+                    self._changed.notify_all()
+                    return
                 endpoint.failures_in_a_row += 1
                 if endpoint.failures_in_a_row >= self.down_after:
                     self._mark_down(endpoint, str(error))

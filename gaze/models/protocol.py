@@ -100,9 +100,22 @@ class Backbone(Protocol):
 class TransientModelError(Exception):
     """Worth retrying after a pause: timeouts, 429, 5xx, dropped connections."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str, retry_after: float | None = None, *, rate_limited: bool = False
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.rate_limited = rate_limited
+        """A 429: the server is alive but asks for fewer requests (``gaze.models.throttle``)."""
+
+
+def retry_after_header(exc: BaseException) -> float | None:
+    """The Retry-After seconds of an SDK's HTTP error, where its response carries one."""
+    try:
+        value = exc.response.headers.get("retry-after")  # type: ignore[attr-defined]
+        return float(value) if value is not None else None
+    except (AttributeError, TypeError, ValueError):
+        return None
 
 
 MALFORMED_BODY_ERRORS: tuple[type[BaseException], ...] = (

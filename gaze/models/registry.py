@@ -76,9 +76,12 @@ def make_backbone(
     key_env: str | None = None,
     image_detail: str = "auto",
     max_images: int = 32,
+    timeout_s: float | None = None,
 ) -> Backbone:
     """``max_images``: the most images one request of the run carries (an in-process engine
-    is built to accept them)."""
+    is built to accept them). ``timeout_s``: the run's request deadline, given to the SDK
+    client too (its own default would otherwise cut a longer deadline short)."""
+    deadline = {} if timeout_s is None else {"timeout_s": timeout_s}
     provider, model = parse_spec(spec)
     if key_env is not None:
         if not os.environ.get(key_env):
@@ -87,11 +90,13 @@ def make_backbone(
     if provider == "openai":
         from gaze.models.providers.openai_chat import OpenAIChat
 
-        return OpenAIChat(model, base_url=base_url, key_env=key_env, image_detail=image_detail)
+        return OpenAIChat(
+            model, base_url=base_url, key_env=key_env, image_detail=image_detail, **deadline
+        )
     if provider == "gemini":
         from gaze.models.providers.gemini import GeminiChat
 
-        return GeminiChat(model, base_url=base_url, key_env=key_env)
+        return GeminiChat(model, base_url=base_url, key_env=key_env, **deadline)
     if provider == "vllm":
         from gaze.models.providers.vllm_engine import VLLMEngine
 
@@ -151,6 +156,7 @@ def bind_roles(
     image_detail: str = "auto",
     endpoint_concurrency: int = 0,
     max_images: int = 32,
+    timeout_s: float | None = None,
 ) -> Bindings:
     """One backbone per distinct model and endpoint -- a pool (``gaze.models.pool``) where
     several endpoints serve it; ``given`` objects (from Python) win."""
@@ -174,7 +180,7 @@ def bind_roles(
     def backbone_for(spec: RoleSpec) -> Backbone:
         if spec not in built:
             built[spec] = _build(
-                spec, endpoints_of(spec), image_detail, endpoint_concurrency, max_images
+                spec, endpoints_of(spec), image_detail, endpoint_concurrency, max_images, timeout_s
             )
         return built[spec]
 
@@ -201,18 +207,19 @@ def _build(
     image_detail: str,
     endpoint_concurrency: int,
     max_images: int,
+    timeout_s: float | None,
 ) -> Backbone:
     """One backbone for the spec's endpoint, or a pool over its several endpoints (or over
     one endpoint given its own concurrency limit)."""
     if len(listed) <= 1 and not endpoint_concurrency:
         url = listed[0][0] if listed else None
-        return make_backbone(spec.model, url, spec.key_env, image_detail, max_images)
+        return make_backbone(spec.model, url, spec.key_env, image_detail, max_images, timeout_s)
     if parse_spec(spec.model)[0] not in ("openai", "gemini"):
         raise GazeInputError(f"{spec.model}: several endpoints need the openai or gemini provider")
     endpoints: list[tuple[str | None, int]] = [*listed] or [(None, endpoint_concurrency)]
     members = [
         Endpoint(
-            make_backbone(spec.model, url, spec.key_env, image_detail),
+            make_backbone(spec.model, url, spec.key_env, image_detail, timeout_s=timeout_s),
             public_url(url) if url else "default",
             limit,
         )

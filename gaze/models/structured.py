@@ -24,6 +24,11 @@ from gaze.models.protocol import (
 
 T = TypeVar("T", bound=BaseModel)
 
+RATE_LIMITED_WAITS = 8
+"""429s one call may wait out without spending its retry budget: a rate limit is
+back-pressure (the backbone's throttle sends fewer requests), not a failed attempt; past this
+many a call treats further 429s as failed attempts, so a quota that never refills ends."""
+
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
@@ -109,7 +114,9 @@ async def ask(
     last_error: Exception | None = None
     attempts = 1 + max(0, max_retries)
     first: ModelRequest | None = None
-    for attempt in range(1, attempts + 1):
+    attempt = waits = 0
+    while attempt < attempts:
+        attempt += 1
         request = ModelRequest(
             role=role,
             messages=tuple(conversation),
@@ -134,7 +141,11 @@ async def ask(
             except TransientModelError as exc:
                 last_error = exc
                 result.error = f"no reply: {exc}"
-                if attempt < attempts:
+                if exc.rate_limited and waits < RATE_LIMITED_WAITS:
+                    waits += 1
+                    attempt -= 1  # waited out, not spent
+                    await caller.pause(waits, exc)
+                elif attempt < attempts:
                     await caller.pause(attempt, exc)
                 continue
             except ModelCallError as exc:
@@ -191,6 +202,7 @@ async def ask(
             await caller.remember(first, reply)
         return result
     if not replied:
+        caller.no_reply(role)
         raise NoReplyError(
             f"{role}: no reply from {caller.model_name(role)} after {attempts} attempts "
             f"({last_error})"

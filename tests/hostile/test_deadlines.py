@@ -5,6 +5,7 @@ circuit breaker. Every request loop here is bounded in count and time."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import pytest
@@ -94,7 +95,7 @@ def test_a_clip_that_runs_past_its_deadline_fails(forge_dir, forge_rows):
     assert time.perf_counter() - started < 5
 
 
-def test_the_circuit_breaker_stops_work_to_a_dead_endpoint(forge_dir, forge_rows, capsys):
+def test_a_dead_endpoint_fails_a_clip_after_one_calls_budget(forge_dir, forge_rows, capsys):
     row = forge_rows["clean"]
     with StandIn(responder=probes_pass(error_reply(503, "the backend is gone"))) as server:
         args = ["diagnose", str(forge_dir / row.video), "-i", row.instruction]
@@ -103,9 +104,27 @@ def test_the_circuit_breaker_stops_work_to_a_dead_endpoint(forge_dir, forge_rows
         sent = len(clip_work(server.seen))
     captured = capsys.readouterr()
     assert code == 1 and captured.out == ""
-    assert "times in a row" in one_line_error(captured.err)
-    # six failures, and at most the requests already in flight when the breaker opened
-    assert sent <= 6 + 2
+    assert "no reply from openai:m after 4 attempts" in one_line_error(captured.err)
+    # the two grounding calls, four attempts each: nothing else is sent before they answer
+    assert sent <= 2 * 4
+
+
+def test_the_circuit_breaker_stops_work_to_a_dead_endpoint(forge_dir, tmp_path):
+    """Six calls in a row with no reply after their retries (a clip ends with its first
+    grounding call that gets none, so six clips): the breaker opens and the other clips fail
+    at once, sending nothing."""
+    manifest = forge_dir / "manifest.jsonl"
+    with StandIn(responder=probes_pass(error_reply(503, "the backend is gone"))) as server:
+        args = ["bench", "run", str(manifest), "--method", "robogaze", "--out", str(tmp_path / "r")]
+        args += ["--model", "openai:m", "--base-url", server.url + "/v1", "--clips", "1"]
+        code = run(args)
+        sent = len(clip_work(server.seen))
+    failed = json.loads((tmp_path / "r" / "run.json").read_text())["failed"]
+    assert code == 1 and len(failed) == 8
+    opened = [why for why in failed.values() if "calls in a row got no reply" in why]
+    assert len(opened) == 2
+    # six clips' two grounding calls, at most four attempts each; nothing once it opened
+    assert sent <= 6 * 2 * 4
 
 
 def test_a_hanging_models_endpoint_does_not_stall_the_start_up_check(forge_dir, forge_rows, capsys):

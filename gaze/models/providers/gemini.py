@@ -14,6 +14,7 @@ from gaze.models.protocol import (
     ModelRequest,
     TransientModelError,
     as_count,
+    retry_after_header,
 )
 
 
@@ -96,7 +97,11 @@ class GeminiChat:
             )
         except errors.APIError as exc:
             code = getattr(exc, "code", 0) or 0
-            if code == 429 or code >= 500:
+            if code == 429:
+                raise TransientModelError(
+                    f"429 from {self.model}", retry_after_header(exc), rate_limited=True
+                ) from exc
+            if code >= 500:
                 raise TransientModelError(f"{code} from {self.model}") from exc
             if code in (401, 403):
                 raise ModelConfigError(f"the Gemini API rejected the key ({code})") from exc

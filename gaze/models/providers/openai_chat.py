@@ -16,6 +16,7 @@ from gaze.models.protocol import (
     ModelRequest,
     TransientModelError,
     as_count,
+    retry_after_header,
 )
 from gaze.redact import public_url, redact
 from gaze.video.frames import data_url
@@ -137,7 +138,9 @@ class OpenAIChat:
                 options=SEND_OPTIONS,
             )
         except openai.RateLimitError as exc:
-            raise TransientModelError(f"429 from {self.model}", _retry_after(exc)) from exc
+            raise TransientModelError(
+                f"429 from {self.model}", retry_after_header(exc), rate_limited=True
+            ) from exc
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:
             where = public_url(self.base_url) if self.base_url else "the OpenAI API"
             raise TransientModelError(redact(f"cannot reach {where}: {exc}")) from exc
@@ -186,14 +189,6 @@ async def _models_context(client: Any) -> int | None:
 def _malformed(base_url: str | None, exc: BaseException) -> str:
     where = public_url(base_url) if base_url else "the OpenAI API"
     return f"malformed response body from {where} ({type(exc).__name__}: not the API's JSON)"
-
-
-def _retry_after(exc: Any) -> float | None:
-    try:
-        value = exc.response.headers.get("retry-after")
-        return float(value) if value is not None else None
-    except (AttributeError, ValueError):
-        return None
 
 
 def _message(exc: Any) -> str:

@@ -1,0 +1,40 @@
+"""The regression wall: each test runs a README promise the way the README shows it (the CLI as
+a child process, the LangGraph dev server, ``gaze.diagnose``), so a later change that breaks an
+older promise fails here. ``tests/README.md`` lists promise -> test."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gaze.bench.forge.forge import forge_clip
+from gaze.schema.manifest import ManifestClip
+
+MODEL_ENV = ("GAZE_MODEL", "GAZE_BASE_URL", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+
+def gaze_cli(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
+    """``gaze ARGS`` in a child process, with no model settings but ``env``'s."""
+    full_env = {k: v for k, v in os.environ.items() if k not in MODEL_ENV}
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "gaze", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="session")
+def long_clip(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ManifestClip]:
+    """A 24 s forge clip (6 windows): enough parallel observer and specialist calls for a
+    burst of first attempts to meet a server's limits at the default concurrency."""
+    path = tmp_path_factory.mktemp("long") / "long.mp4"
+    return path, forge_clip(path, seed=11, failures=[], duration_s=24.0)
