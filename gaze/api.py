@@ -158,6 +158,8 @@ async def _stream(
     graph: Any, inputs: dict[str, Any], config: Any, ctx: Any, on_update: ProgressHook | None
 ) -> dict[str, Any]:
     """The graph's final state, passing node updates and progress notes to ``on_update``."""
+    from gaze.graph.state import START_RUN
+
     final: dict[str, Any] = {}
     async for chunk in graph.astream(
         inputs, config=config, context=ctx, stream_mode=["updates", "values", "custom"]
@@ -165,7 +167,8 @@ async def _stream(
         mode, data = chunk
         if mode == "updates" and on_update is not None:
             for node, update in data.items():
-                on_update(node, update or {})
+                if node != START_RUN:  # internal: it only empties the clip state
+                    on_update(node, update or {})
         elif mode == "custom" and on_update is not None:
             on_update("progress_note", data)
         elif mode == "values":

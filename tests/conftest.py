@@ -11,6 +11,7 @@ import pytest
 
 from gaze.bench.forge import KINDS, forge_set
 from gaze.schema.manifest import ManifestClip
+from tests.devserver import dev_server  # noqa: F401  (a fixture: the LangGraph dev server)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_CLIPS = Path(os.environ.get("GAZE_SHARED_CLIPS", REPO.parent / "shared" / "clips"))

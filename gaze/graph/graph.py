@@ -1,8 +1,9 @@
 """``build_graph()``: the diagnosis graph, and ``graph``, the compiled graph ``langgraph.json``
 names (compiled without a checkpointer: the LangGraph server brings its own).
 
-    START -> load_clip (decode: metadata, windows)      START -> ground_task, ground_scene
-    (or, with no model configured: START -> pixel_default -> END, the pixel-evidence report)
+    START -> start_run (empties the clip state a reused thread kept), then at once
+    load_clip (decode: metadata, windows)    and    ground_task, ground_scene
+    (or, with no model configured: start_run -> pixel_default -> END, the pixel report)
     load_clip -> pixels (pixel evidence, beside the observers)
     ground_task -> observe (one call per window, each as soon as its frames are encoded)
     observe + ground_scene + load_clip -> align -> (+ pixels) route -> specialist
@@ -25,7 +26,7 @@ from gaze.graph.context import GazeContext
 from gaze.graph.pixel_default import MODEL_ENTRY, PIXEL_ENTRY, entry, pixel_default
 from gaze.graph.report_node import report
 from gaze.graph.routing import to_specialists
-from gaze.graph.state import InputState, OutputState, SpecialistTask, State
+from gaze.graph.state import START_RUN, InputState, OutputState, SpecialistTask, State
 from gaze.prompts import PROMPT_IDS, load_prompt
 from gaze.schema.codebook import load_codebook
 
@@ -61,9 +62,12 @@ def build_graph(checkpointer: Any = None) -> Any:
     builder.add_node("progress", judge_nodes.progress)
     builder.add_node("report", report)
     builder.add_node(PIXEL_ENTRY, pixel_default)
+    builder.add_node(START_RUN, nodes.start_run)
 
+    # every run starts from an empty clip state, whatever a reused thread (Studio) kept
+    builder.add_edge(START, START_RUN)
     # no model configured (Studio's default context): the pixel-evidence report, as the CLI's
-    builder.add_conditional_edges(START, entry, [*MODEL_ENTRY, PIXEL_ENTRY])
+    builder.add_conditional_edges(START_RUN, entry, [*MODEL_ENTRY, PIXEL_ENTRY])
     builder.add_edge(PIXEL_ENTRY, END)
     builder.add_edge("load_clip", "pixels")
     # the judge branches run beside the diagnosis and join it at the report

@@ -7,7 +7,7 @@ clip's decoding child and image reads in worker threads, through the run's clip 
 from __future__ import annotations
 
 import asyncio
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 from langgraph.runtime import Runtime
 
@@ -29,10 +29,17 @@ from gaze.graph.state import (
     Update,
     WindowRef,
     failure,
+    fresh_clip_state,
 )
 from gaze.models.structured import Structured
 from gaze.schema.codebook import DIMENSIONS
 from gaze.schema.inputs import check_instruction
+
+
+async def start_run(state: State) -> dict[str, Any]:
+    """Empty the clip state: LangGraph Studio runs run after run on one thread, and reducer
+    fields would otherwise add this run's observations, hypotheses and calls to the last's."""
+    return fresh_clip_state()
 
 
 async def load_clip(state: State, runtime: Runtime[GazeContext]) -> Update:

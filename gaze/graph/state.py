@@ -9,7 +9,7 @@ endpoints) cannot read ``typing.TypedDict`` before Python 3.12.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, Any, NotRequired, get_args, get_origin, get_type_hints
 
 from typing_extensions import TypedDict
 
@@ -51,6 +51,8 @@ __all__ = [
     "Update",
     "CheckedHypothesis",
     "WindowRef",
+    "fresh_clip_state",
+    "START_RUN",
 ]
 
 
@@ -126,3 +128,29 @@ def failure(role: str, result: Structured[Any], where: str) -> list[Failure]:
     if result.value is not None:
         return []
     return [Failure(role=role, where=where, detail=result.error)]
+
+
+START_RUN = "start_run"
+"""The node that writes ``fresh_clip_state()`` first in every run (internal: progress hooks are
+not shown its update)."""
+
+
+def fresh_clip_state() -> dict[str, Any]:
+    """The update that empties every field a run writes (``Update``), so a run on a thread that
+    kept an earlier run's state starts from nothing: reducer fields are overwritten with an
+    empty list (bypassing the reducer), other lists emptied, optional fields set to None. The
+    rest (the clip record, the start time, the report) every run writes before anything reads
+    them. Derived from ``Update`` itself, so a field added there is reset too. The thread's
+    checkpoints keep every earlier run."""
+    # LangGraph is the largest import of a run: this module is loaded before it (gaze.graph.early)
+    from langgraph.types import Overwrite
+
+    out: dict[str, Any] = {}
+    for name, hint in get_type_hints(Update, include_extras=True).items():
+        if get_origin(hint) is Annotated:
+            out[name] = Overwrite([])
+        elif get_origin(hint) is list:
+            out[name] = []
+        elif type(None) in get_args(hint):
+            out[name] = None
+    return out

@@ -5,13 +5,6 @@ not installed."""
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -20,79 +13,7 @@ from tests.conftest import REPO
 pytest.importorskip("langgraph_api", reason="langgraph-cli[inmem] is not installed")
 pytest.importorskip("langgraph_cli", reason="langgraph-cli[inmem] is not installed")
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _call(url: str, body: object | None = None, timeout: float = 120) -> object:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        url,
-        data=data,
-        method="POST" if data else "GET",
-        headers={"content-type": "application/json"},
-    )
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        return json.loads(response.read())
-
-
-@pytest.fixture
-def dev_server(tmp_path):
-    port = _free_port()
-    env = {
-        **os.environ,
-        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-        "LANGGRAPH_NO_VERSION_CHECK": "true",
-        "LANGSMITH_TRACING": "false",
-        "GAZE_CACHE_DIR": str(tmp_path / "cache"),
-    }
-    env.pop("GAZE_MODEL", None)
-    log = (tmp_path / "server.log").open("w")
-    cli = Path(sys.executable).with_name("langgraph")
-    proc = subprocess.Popen(
-        [
-            str(cli),
-            "dev",
-            "--config",
-            str(REPO / "langgraph.json"),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-browser",
-            "--no-reload",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )  # paths in the config are cwd-relative
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                _call(base + "/ok", timeout=2)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    log.close()
-                    pytest.fail(
-                        "langgraph dev did not start:\n"
-                        + (tmp_path / "server.log").read_text()[-3000:]
-                    )
-                time.sleep(0.5)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+from tests.devserver import call  # noqa: E402
 
 
 def test_dev_server_runs_the_diagnose_graph_with_a_scripted_backbone(dev_server, tmp_path):
@@ -140,8 +61,8 @@ def test_dev_server_runs_the_diagnose_graph_with_a_scripted_backbone(dev_server,
     )
 
     def run_on_a_new_thread() -> tuple[str, dict]:
-        thread = _call(dev_server + "/threads", {})["thread_id"]
-        result = _call(
+        thread = call(dev_server + "/threads", {})["thread_id"]
+        result = call(
             f"{dev_server}/threads/{thread}/runs/wait",
             {
                 "assistant_id": "diagnose",
@@ -162,7 +83,7 @@ def test_dev_server_runs_the_diagnose_graph_with_a_scripted_backbone(dev_server,
     assert report["manifest"]["calls"]["specialist"] == 1
     assert report["manifest"]["settings"]["top_k"] == 1
     # the server's checkpointer kept every step, so Studio can step through the run
-    history = _call(f"{dev_server}/threads/{thread_id}/history", {"limit": 50})
+    history = call(f"{dev_server}/threads/{thread_id}/history", {"limit": 50})
     steps = {task["name"] for state in history for task in state.get("tasks", [])}
     # (a node behind a join edge - observe, align, route, report - is not listed as a pending
     # task by the API)
@@ -185,8 +106,8 @@ def test_dev_server_runs_the_diagnose_graph_with_a_scripted_backbone(dev_server,
 
 
 def test_dev_server_publishes_input_output_and_context_schemas(dev_server):
-    (assistant,) = _call(dev_server + "/assistants/search", {"graph_id": "diagnose"})
-    schemas = _call(f"{dev_server}/assistants/{assistant['assistant_id']}/schemas")
+    (assistant,) = call(dev_server + "/assistants/search", {"graph_id": "diagnose"})
+    schemas = call(f"{dev_server}/assistants/{assistant['assistant_id']}/schemas")
     assert schemas["input_schema"]["required"] == ["video", "instruction"]
     assert "report" in schemas["output_schema"]["properties"]
     context = schemas["context_schema"]["properties"]
@@ -203,9 +124,9 @@ def test_dev_server_with_studios_default_context_gives_the_pixel_default(dev_ser
     video, instruction = str(REPO / "gaze" / "assets" / "demo.mp4"), "put the orange block"
 
     def run(context: dict) -> dict:
-        thread = _call(dev_server + "/threads", {})["thread_id"]
+        thread = call(dev_server + "/threads", {})["thread_id"]
         body = {"assistant_id": "diagnose", "input": {"video": video, "instruction": instruction}}
-        return _call(f"{dev_server}/threads/{thread}/runs/wait", {**body, **context})
+        return call(f"{dev_server}/threads/{thread}/runs/wait", {**body, **context})
 
     result = run({})
     assert "report" in result, f"the run failed: {str(result)[:2000]}"
