@@ -16,7 +16,7 @@ from gaze.models.caller import Caller
 from gaze.models.structured import Structured, ask
 from gaze.prompts import load_prompt
 from gaze.prompts.codebook_text import type_rules
-from gaze.schema.events import Event
+from gaze.schema.events import Event, EvidenceRegion
 from gaze.schema.records import CheckedHypothesis, Hypothesis, SceneMemoryRecord, TaskMemoryRecord
 
 MIN_SPAN_S = 0.25
@@ -74,30 +74,42 @@ async def criticise(
     return await ask(caller, "critic", messages, CriticOutput, max_retries=max_retries)
 
 
+NO_VERDICT = "unverified: the critic gave no verdict"
+"""Evidence line of a hypothesis kept as an event without a verdict (and the reason recorded)."""
+
+
 def _checked(hyp: Hypothesis, confidence: float, reason: str) -> CheckedHypothesis:
     checked = cast(CheckedHypothesis, {**hyp, "confidence": confidence})
     checked["reason"] = reason
     return checked
 
 
+def unverified(hyp: Hypothesis) -> CheckedHypothesis:
+    """A hypothesis the critic did not rule on, kept as it was proposed (its evidence, pixel
+    evidence included, and its own confidence), marked unverified. No verdict is not a
+    rejection: dropping it would turn a critic that said nothing into "no failure"."""
+    checked = _checked(hyp, hyp["confidence"], NO_VERDICT)
+    checked["evidence"] = [*hyp["evidence"], NO_VERDICT]
+    return checked
+
+
 def verify(
     hypotheses: Sequence[Hypothesis], verdicts: Sequence[Verdict], threshold: float
-) -> tuple[list[CheckedHypothesis], list[CheckedHypothesis]]:
-    """(accepted, rejected), each with the critic's reason. Accepted: the critic said accept
-    with confidence >= threshold; the critic's confidence replaces the specialist's. A
-    hypothesis without a verdict is rejected."""
+) -> tuple[list[CheckedHypothesis], list[CheckedHypothesis], list[CheckedHypothesis]]:
+    """(accepted, rejected, unverified), each with the critic's reason. Accepted: the critic
+    said accept with confidence >= threshold; the critic's confidence replaces the
+    specialist's. A hypothesis without a verdict is unverified (``unverified``)."""
     by_index: dict[int, Verdict] = {}
-    for verdict in verdicts:
-        by_index.setdefault(verdict.index, verdict)
+    for given in verdicts:
+        by_index.setdefault(given.index, given)
     accepted: list[CheckedHypothesis] = []
     rejected: list[CheckedHypothesis] = []
+    kept: list[CheckedHypothesis] = []
     for i, hyp in enumerate(hypotheses):
-        found = by_index.get(i)
-        if found is None:
-            rejected.append(_checked(hyp, hyp["confidence"], "the critic gave no verdict"))
-            continue
-        verdict = found
-        if verdict.decision == "accept" and verdict.confidence >= threshold:
+        verdict = by_index.get(i)
+        if verdict is None:
+            kept.append(unverified(hyp))
+        elif verdict.decision == "accept" and verdict.confidence >= threshold:
             accepted.append(_checked(hyp, verdict.confidence, verdict.reason))
         else:
             why = (
@@ -106,7 +118,7 @@ def verify(
                 else (f"confidence {verdict.confidence:.2f} below {threshold:g}: {verdict.reason}")
             )
             rejected.append(_checked(hyp, verdict.confidence, why))
-    return accepted, rejected
+    return accepted, rejected, kept
 
 
 def temporal_iou(a: Mapping[str, Any], b: Mapping[str, Any]) -> float:
@@ -173,6 +185,7 @@ def merge(accepted: Sequence[Mapping[str, Any]], iou: float) -> list[Event]:
                 evidence=evidence,
                 confidence=round(max(h["confidence"] for h in group), 4),
                 dimensions=dimensions,
+                regions=_regions(group),
             )
         )
     return sorted(events, key=lambda e: (e.start_s, e.end_s, e.type))
@@ -191,8 +204,19 @@ def raw_events(hypotheses: Sequence[Mapping[str, Any]]) -> list[Event]:
                 description=h["explanation"],
                 evidence=list(h["evidence"]),
                 confidence=h["confidence"],
+                regions=_regions([h]),
             )
             for h in hypotheses
         ),
         key=lambda e: (e.start_s, e.end_s, e.type),
     )
+
+
+def _regions(group: Sequence[Mapping[str, Any]]) -> list[EvidenceRegion]:
+    """The boxes every member of a group names (pixel evidence's), each once, in order."""
+    seen: dict[str, EvidenceRegion] = {}
+    for hyp in group:
+        for region in hyp.get("regions", []):
+            parsed = EvidenceRegion.model_validate(region)
+            seen.setdefault(parsed.model_dump_json(), parsed)
+    return list(seen.values())

@@ -85,7 +85,7 @@ async def propose(
     frames: Sequence[tuple[float, bytes]],
     initial: tuple[float, bytes],
     max_retries: int,
-    temperature: float = 0.0,
+    temperature: float,
     sample: int = 0,
 ) -> Any:
     if method == "cot":
@@ -110,6 +110,16 @@ async def propose(
         temperature=temperature,
         sample=sample,
     )
+
+
+B2_SAMPLING_TEMPERATURE = 0.7
+"""b2's sampling temperature when the run's own is 0 (samples at temperature 0 are one answer
+repeated); a run with a temperature above 0 samples at that."""
+
+
+def b2_temperature(run_temperature: float) -> float:
+    """The temperature b2's samples are sent at (and the run records)."""
+    return run_temperature if run_temperature > 0 else B2_SAMPLING_TEMPERATURE
 
 
 def agree(samples: Sequence[Sequence[Any]], k: int, iou: float = 0.5) -> list[Any]:
@@ -169,17 +179,22 @@ async def run_baseline(
     initial: tuple[float, bytes],
     clip_end_s: float,
     *,
-    max_retries: int = 3,
-    samples: int = 5,
-    temperature: float = 0.7,
-    max_frames: int = 32,
+    max_retries: int,
+    samples: int,
+    temperature: float,
+    verify_threshold: float,
+    max_frames: int,
 ) -> tuple[list[Event], list[CallRecord], list[str]]:
-    """Events, call records and problems (calls that never parsed) of one clip."""
+    """Events, call records and problems (calls that never parsed) of one clip, with the run's
+    settings: ``temperature`` is the run's (b2 samples at ``b2_temperature`` of it),
+    ``verify_threshold`` b3's acceptance threshold (the run's critic threshold)."""
     frames = subsample(frames, max_frames)
     records: list[CallRecord] = []
     problems: list[str] = []
     if method in ("cot", "b1"):
-        result = await propose(caller, method, instruction, frames, initial, max_retries)
+        result = await propose(
+            caller, method, instruction, frames, initial, max_retries, temperature
+        )
         records += result.records
         if result.value is None:
             return [], records, [f"{method}: {result.error}"]
@@ -188,7 +203,14 @@ async def run_baseline(
         results = await asyncio.gather(
             *(
                 propose(
-                    caller, "b1", instruction, frames, initial, max_retries, temperature, sample=i
+                    caller,
+                    "b1",
+                    instruction,
+                    frames,
+                    initial,
+                    max_retries,
+                    b2_temperature(temperature),
+                    sample=i,
                 )
                 for i in range(samples)
             )
@@ -201,7 +223,7 @@ async def run_baseline(
             return [], records, problems or ["b2: no sample parsed"]
         return to_events(agree(parsed, samples), clip_end_s), records, problems
     if method == "b3":
-        first = await propose(caller, "cot", instruction, frames, initial, max_retries)
+        first = await propose(caller, "cot", instruction, frames, initial, max_retries, temperature)
         records += first.records
         if first.value is None:
             return [], records, [f"b3 propose: {first.error}"]
@@ -224,7 +246,10 @@ async def run_baseline(
         if check.value is None:
             return [], records, [f"b3 verify: {check.error}"]
         as_dicts = [c.model_dump() for c in claims]
-        accepted, _ = verify(as_dicts, check.value.verdicts, threshold=0.5)
+        accepted, _, unruled = verify(as_dicts, check.value.verdicts, verify_threshold)
+        if unruled:  # no verdict is not a rejection (the graph's critic keeps them too)
+            accepted += unruled
+            problems = [*problems, f"b3 verify: {len(unruled)} claims without a verdict, kept"]
         kept = [
             Finding.model_validate({k: v for k, v in a.items() if k in Finding.model_fields})
             for a in accepted

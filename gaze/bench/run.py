@@ -18,7 +18,7 @@ from typing import Any
 
 from gaze import __version__
 from gaze.atomic import atomic_write_text, inside
-from gaze.bench.baselines import BASELINE_PROMPTS, run_baseline
+from gaze.bench.baselines import BASELINE_PROMPTS, b2_temperature, run_baseline
 from gaze.bench.inputs import load_manifest, video_path
 from gaze.bench.methods import METHODS
 from gaze.errors import GazeInputError
@@ -74,6 +74,7 @@ def _settings(method: str, ctx: GazeContext, samples: int) -> dict[str, Any]:
         settings.pop(how_not_what, None)  # they change how a run goes, not what it computes
     if method == "b2":
         settings["samples"] = samples
+        settings["temperature"] = b2_temperature(ctx.temperature)  # what its samples were sent at
     return settings
 
 
@@ -121,6 +122,8 @@ async def _baseline_report(
         clip.info.duration_s,
         max_retries=ctx.max_retries,
         samples=samples,
+        temperature=ctx.temperature,
+        verify_threshold=ctx.critic_threshold,
         max_frames=ctx.max_frames_per_call,
     )
     book = load_codebook()

@@ -54,11 +54,11 @@ def graph_assessment(ctx: GazeContext, incomplete: list[str]) -> Assessment:
             f"top {ctx.top_k if ctx.use_router else 6} dimensions' specialists and "
             + ("verified by the critic. " if ctx.use_critic else "not verified (no critic). ")
             + (
-                f"Not assessed (calls without usable output): {', '.join(incomplete)}. "
+                f"Not assessed (calls without usable output): {', '.join(incomplete)}. The "
+                "events listed are what the assessed parts showed; the rest may hold more."
                 if incomplete
-                else ""
+                else "An empty event list means no failure was visible in the sampled frames."
             )
-            + "An empty event list means no failure was visible in the sampled frames."
         ),
     )
 

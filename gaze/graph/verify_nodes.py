@@ -99,6 +99,7 @@ def pixel_hypotheses(
                 severity=round(event["severity"]),
                 confidence=event["confidence"] or PIXEL_CONFIDENCE,
                 source="pixels",
+                regions=list(event.get("regions", [])),
             )
         )
     return out
@@ -156,11 +157,18 @@ async def critic(state: State, runtime: Runtime[GazeContext]) -> Update:
         usage += result.records
         failures += failure("critic", result, segment_id)
         if result.value is None:
-            not_assessed.append(f"{segment_id}/critic ({len(group)} hypotheses unverified)")
-            continue
-        ok, no = critic_agent.verify(group, result.value.verdicts, ctx.critic_threshold)
-        accepted += ok
-        rejected += no
+            kept = [critic_agent.unverified(h) for h in group]
+        else:
+            ok, no, kept = critic_agent.verify(group, result.value.verdicts, ctx.critic_threshold)
+            accepted += ok
+            rejected += no
+        if kept:
+            # kept as events, marked unverified: no verdict never reads as "no failure"
+            accepted += kept
+            not_assessed.append(
+                f"{segment_id}/critic ({len(kept)} of {len(group)} hypotheses without a "
+                "verdict, kept unverified)"
+            )
     return {
         "events": _events(accepted, ctx.merge_iou),
         "rejected": rejected,

@@ -66,6 +66,14 @@ class Route(TypedDict):
     scores: dict[str, float]
 
 
+class RegionRecord(TypedDict):
+    """Where one frame shows the evidence (``gaze.schema.events.EvidenceRegion`` as JSON)."""
+
+    t_s: float
+    box: tuple[float, float, float, float]
+    label: str
+
+
 class Hypothesis(TypedDict):
     """A candidate failure event, from a specialist or from pixel evidence."""
 
@@ -81,10 +89,13 @@ class Hypothesis(TypedDict):
     severity: int
     confidence: float
     source: NotRequired[Literal["specialist", "pixels"]]
+    regions: NotRequired[list[RegionRecord]]
+    """Frames and boxes that show it (pixel evidence names the region that changed)."""
 
 
 class CheckedHypothesis(Hypothesis):
-    """A hypothesis after the critic: accepted (with the critic's reason) or rejected."""
+    """A hypothesis after the critic: accepted (with the critic's reason), rejected, or kept
+    unverified (the critic gave it no verdict)."""
 
     reason: str
 
@@ -109,6 +120,8 @@ class EventRecord(TypedDict):
     evidence: list[str]
     confidence: float | None
     dimensions: list[str]
+    regions: list[RegionRecord]
+    spans: list[tuple[float, float]]
 
 
 class SubtaskRecord(TypedDict):

@@ -164,7 +164,11 @@ def test_baselines(forge_dir, forge_rows, method, types, calls):
             frames,
             (0.0, clip.jpegs[0]),
             clip.info.duration_s,
+            max_retries=3,
             samples=5,
+            temperature=0.0,
+            verify_threshold=0.5,
+            max_frames=32,
         )
     )
     assert [e.type for e in events] == types and problems == []

@@ -52,7 +52,17 @@ def test_dev_server_runs_the_diagnose_graph_with_a_scripted_backbone(dev_server,
                                 "decision": "accept",
                                 "reason": "visible",
                                 "confidence": 0.7,
-                            }
+                            },
+                            # the demo's two pixel-evidence hypotheses, ruled on too
+                            *(
+                                {
+                                    "index": i,
+                                    "decision": "reject",
+                                    "reason": "no",
+                                    "confidence": 0.9,
+                                }
+                                for i in (1, 2)
+                            ),
                         ]
                     }
                 ],

@@ -108,13 +108,15 @@ def test_verify_applies_decision_and_threshold_and_rejects_the_unjudged():
         Verdict(index=1, decision="accept", reason="weak", confidence=0.4),
         Verdict(index=2, decision="reject", reason="occlusion", confidence=0.9),
     ]
-    accepted, rejected = verify(hs, verdicts, threshold=0.5)
+    accepted, rejected, unverified = verify(hs, verdicts, threshold=0.5)
     assert [h["id"] for h in accepted] == ["h0"] and accepted[0]["confidence"] == 0.7
     assert [(h["id"], h["reason"]) for h in rejected] == [
         ("h1", "confidence 0.40 below 0.5: weak"),
         ("h2", "occlusion"),
-        ("h3", "the critic gave no verdict"),
     ]
+    # no verdict is not a rejection: kept with its own confidence, marked unverified
+    assert [(h["id"], h["confidence"]) for h in unverified] == [("h3", hs[3]["confidence"])]
+    assert unverified[0]["evidence"][-1] == "unverified: the critic gave no verdict"
 
 
 def test_temporal_iou_widens_instants():

@@ -87,9 +87,15 @@ def test_specialists_mend_words_and_case_and_retry_refusals_and_unknown_types(un
     assert any("object_levitation" in f or "Input should be" in f for f in feedback)
 
 
-def test_critic_verdicts_missing_or_out_of_range_reject_without_crashing(unruly_run):
+def test_critic_verdicts_missing_or_out_of_range_keep_the_hypothesis_unverified(unruly_run):
+    """No verdict is not a rejection: the hypothesis stays an event, marked unverified, and
+    the report says which critic left it so."""
+    from gaze.agents.critic import NO_VERDICT
+
     report, _, _ = unruly_run
-    assert any(r.reason == "the critic gave no verdict" for r in report.rejected)
+    assert any(NO_VERDICT in e.evidence for e in report.events)
+    assert not any("no verdict" in r.reason for r in report.rejected)
+    assert any("without a verdict, kept unverified" in p for p in report.assessment.incomplete)
 
 
 def test_progress_with_every_other_frame_is_resampled_and_the_judge_reads_prose(unruly_run):
@@ -101,7 +107,9 @@ def test_progress_with_every_other_frame_is_resampled_and_the_judge_reads_prose(
 
 def test_every_spoiled_reply_is_counted_and_mended_calls_are_not_gaps(unruly_run):
     report, backbone, _ = unruly_run
-    assert "parse_failed" not in report.flags and "partial" not in report.flags
+    assert "parse_failed" not in report.flags
+    # the only gaps are verdicts the critic left out (kept unverified): every call was mended
+    assert all("kept unverified" in part for part in report.assessment.incomplete)
     # each retry answers one spoiled reply: every failed request is in the manifest
     assert report.manifest.failed_requests == sum(retried(backbone).values())
     assert sum(report.manifest.calls.values()) == len(backbone.requests)

@@ -112,3 +112,15 @@ def test_manifest_rejects_events_outside_the_clip():
 def test_prediction_rejects_unknown_fields():
     with pytest.raises(ValidationError):
         Prediction.model_validate({"clip_id": "a", "events": [], "score": 3})
+
+
+def test_the_graphs_event_record_has_every_field_of_the_event_model():
+    """The graph passes events as typed JSON records: a field the record lacks (as ``regions``
+    once did) is lost from every model run's report."""
+    from typing import get_type_hints
+
+    from gaze.schema.events import EvidenceRegion
+    from gaze.schema.records import EventRecord, RegionRecord
+
+    assert set(get_type_hints(EventRecord)) == set(Event.model_fields)
+    assert set(get_type_hints(RegionRecord)) == set(EvidenceRegion.model_fields)
