@@ -12,6 +12,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ async def adiagnose(
     ``backbones`` are backbone objects by role (or 'default'), winning over model names;
     ``caller`` (a ``gaze.models.caller.Caller``) shares one cache and request limit across
     many clips (batch runs)."""
-    from gaze.graph.context import GazeContext
+    from gaze.graph.context import GazeContext, check_pixel_default, has_model
 
     request = clip_input(video, instruction, initial_frame, clip_id)
     ctx = context or GazeContext()
@@ -54,8 +55,10 @@ async def adiagnose(
     if base_url is not None:
         changes["base_url"] = base_url
     ctx = dataclasses.replace(ctx, **changes) if changes else ctx
-    if ctx.resolved_model() is None and not backbones and caller is None:
+    if not has_model(ctx, given=bool(backbones) or caller is not None):
         from gaze.pixel_diagnosis import diagnose_pixels
+
+        check_pixel_default(ctx)  # the CLI's and Studio's rule: one line, not a silent report
 
         return await asyncio.to_thread(diagnose_pixels, request)
     return await _run_graph(request, ctx, on_update, preflight, backbones, caller)
@@ -177,5 +180,16 @@ async def _stream(
 
 
 def diagnose(video: str | Path, instruction: str, **kwargs: Any) -> Report:
-    """Synchronous ``adiagnose`` (not for use inside a running event loop)."""
-    return asyncio.run(adiagnose(video, instruction, **kwargs))
+    """Synchronous ``adiagnose``. Inside a running event loop (a Jupyter notebook, an async
+    app) it runs on a thread of its own and blocks until the report is ready; ``await
+    adiagnose(...)`` there lets the loop go on meanwhile."""
+
+    def run() -> Report:  # the coroutine is made where it runs: none is left un-awaited
+        return asyncio.run(adiagnose(video, instruction, **kwargs))
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return run()
+    with ThreadPoolExecutor(1, thread_name_prefix="gaze-diagnose") as pool:
+        return pool.submit(run).result()

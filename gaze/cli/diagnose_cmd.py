@@ -18,12 +18,12 @@ from gaze.cli.options import initial_frame_or_error, instruction_or_error
 from gaze.cli.progress_bar import GraphProgress
 from gaze.errors import GazeInputError
 from gaze.graph.context import (
-    ENVIRONMENT,
     JUDGES,
     GazeContext,
+    check_pixel_default,
     default_of,
     description_of,
-    judges_needing_a_model,
+    has_model,
 )
 from gaze.models.registry import parse_role_bindings
 from gaze.schema.inputs import ClipInput
@@ -134,14 +134,10 @@ def diagnose(
     )
     context = context_from(options, roles=parse_role_bindings(list(roles)), judges=_judges(judges))
     status = Console(stderr=True)
-    if context.resolved_model() or roles:
-        if not context.resolved_model():
-            raise GazeInputError(f"--role needs a default --model (or {ENVIRONMENT['model']}) too")
+    if has_model(context):
         report = _run_graph(request, context, status)
     else:
-        extra = judges_needing_a_model(context.judges)
-        if extra:
-            raise GazeInputError(f"judges {extra} need a model (--model or {ENVIRONMENT['model']})")
+        check_pixel_default(context)
         from gaze.pixel_diagnosis import diagnose_pixels
 
         with status.status(f"diagnosing {clip.name} from pixel evidence …"):

@@ -86,7 +86,9 @@ def _decodes_in_a_child(args: list[str]) -> bool:
     if not args or args[0] not in DECODING_COMMANDS or {"--help", "-h"} & set(args):
         return False
     named = any(a == "--model" or a.startswith("--model=") for a in args)
-    return named or bool(os.environ.get("GAZE_MODEL"))
+    from gaze.environment import from_environment
+
+    return named or from_environment("model") is not None
 
 
 def run(argv: list[str] | None = None) -> int:

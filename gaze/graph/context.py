@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
+from gaze.environment import ENVIRONMENT, from_environment
+from gaze.errors import GazeInputError
 from gaze.models.cache import public_endpoint
 from gaze.redact import redact
 from gaze.video.windows import SamplingSettings
@@ -16,14 +17,6 @@ PA/IA scores; the task-progress curve with its OPD metrics."""
 
 PIXEL_JUDGES = ("diagnosis", "signals")
 """The branches a run without a model can still take: the pixel-evidence default."""
-
-ENVIRONMENT = {"model": "GAZE_MODEL", "base_url": "GAZE_BASE_URL", "prices_file": "GAZE_PRICES"}
-"""Settings whose default comes from an environment variable (read here and nowhere else)."""
-
-
-def from_environment(name: str) -> str | None:
-    """The environment's value for a setting (None when unset or empty)."""
-    return os.environ.get(ENVIRONMENT[name]) or None
 
 
 def default_of(name: str) -> Any:
@@ -293,6 +286,24 @@ def diagnosing(ctx: GazeContext) -> bool:
 def judges_needing_a_model(judges: list[str]) -> list[str]:
     """The asked branches that the pixel-evidence default cannot stand in for."""
     return [judge for judge in judges if judge not in PIXEL_JUDGES]
+
+
+def has_model(ctx: GazeContext, given: bool = False) -> bool:
+    """Whether a run has a model: backbones given from Python (``given``), or the context (or
+    ``GAZE_MODEL``) names one. The CLI, ``gaze.diagnose`` and the graph's entry all ask this."""
+    return given or ctx.resolved_model() is not None
+
+
+def check_pixel_default(ctx: GazeContext) -> None:
+    """Refuse, in one line, a run without a model that asks for what pixels cannot stand in for
+    (roles bound without a default model, judges that need one). One rule for every entry point:
+    the CLI, ``gaze.diagnose`` and LangGraph Studio's default context."""
+    model = f"a default model (--model, the context's model, or {ENVIRONMENT['model']})"
+    if ctx.roles:
+        raise GazeInputError(f"roles {sorted(ctx.roles)} need {model} too")
+    extra = judges_needing_a_model(ctx.judges)
+    if extra:
+        raise GazeInputError(f"judges {extra} need a model: {model}")
 
 
 def wants_pixels(ctx: GazeContext) -> bool:

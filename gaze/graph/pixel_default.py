@@ -10,8 +10,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from gaze.errors import GazeInputError
-from gaze.graph.context import ENVIRONMENT, GazeContext, judges_needing_a_model
+from gaze.graph.context import GazeContext, check_pixel_default, has_model
 from gaze.graph.services import opened_by_caller
 from gaze.graph.state import InputState
 from gaze.pixel_diagnosis import diagnose_pixels
@@ -20,12 +19,6 @@ from gaze.schema.inputs import clip_input
 MODEL_ENTRY = ["load_clip", "ground_task", "ground_scene"]
 """Where a run with a model starts: decoding and both grounding calls at once."""
 PIXEL_ENTRY = "pixel_default"
-
-
-def has_model(ctx: GazeContext, opened: bool) -> bool:
-    """Whether a run has a model: a caller opened its services (backbones given from Python), or
-    the context (or ``GAZE_MODEL``) names one."""
-    return opened or ctx.resolved_model() is not None
 
 
 def entry(state: InputState, runtime: Runtime[GazeContext]) -> list[str]:
@@ -37,13 +30,7 @@ def entry(state: InputState, runtime: Runtime[GazeContext]) -> list[str]:
 
 async def pixel_default(state: InputState, runtime: Runtime[GazeContext]) -> dict[str, Any]:
     """The pixel-evidence report of the clip (decoding and measuring in a worker thread)."""
-    ctx = runtime.context
-    model = f"the context's model (or {ENVIRONMENT['model']})"
-    if ctx.roles:
-        raise GazeInputError(f"roles {sorted(ctx.roles)} need a default model too: {model}")
-    extra = judges_needing_a_model(ctx.judges)
-    if extra:
-        raise GazeInputError(f"judges {extra} need a model: {model}")
+    check_pixel_default(runtime.context)
     request = clip_input(
         state["video"], state["instruction"], state.get("initial_frame"), state.get("clip_id")
     )

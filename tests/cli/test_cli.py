@@ -96,7 +96,10 @@ def test_demo_finds_its_injected_failures(capsys):
             ["diagnose", "{clip}", "-i", "pick", "--model", "scripted:auto", "--role", "boss=x:y"],
             "ROLE=PROVIDER:MODEL",
         ),
-        (["diagnose", "{clip}", "-i", "pick", "--role", "critic=scripted:auto"], "default --model"),
+        (
+            ["diagnose", "{clip}", "-i", "pick", "--role", "critic=scripted:auto"],
+            "need a default model (--model",
+        ),
         (
             ["diagnose", "{clip}", "-i", "pick", "--model", "scripted:auto", "--judges", "vibes"],
             "unknown judges",

@@ -10,7 +10,8 @@ import pytest
 
 from gaze.errors import GazeInputError
 from gaze.graph import GazeContext, build_graph
-from gaze.graph.pixel_default import MODEL_ENTRY, PIXEL_ENTRY, has_model
+from gaze.graph.context import has_model
+from gaze.graph.pixel_default import MODEL_ENTRY, PIXEL_ENTRY
 from gaze.pixel_diagnosis import diagnose_pixels
 from gaze.schema.inputs import clip_input
 from tests.conftest import REPO
@@ -27,11 +28,11 @@ def _run(context: GazeContext) -> dict:
 
 def test_has_model_reads_the_context_the_environment_and_an_opened_run(monkeypatch):
     monkeypatch.delenv("GAZE_MODEL", raising=False)
-    assert not has_model(GazeContext(), opened=False)
-    assert has_model(GazeContext(), opened=True)
-    assert has_model(GazeContext(model="scripted:auto"), opened=False)
+    assert not has_model(GazeContext(), given=False)
+    assert has_model(GazeContext(), given=True)
+    assert has_model(GazeContext(model="scripted:auto"), given=False)
     monkeypatch.setenv("GAZE_MODEL", "scripted:auto")
-    assert has_model(GazeContext(), opened=False)
+    assert has_model(GazeContext(), given=False)
 
 
 def test_a_run_without_a_model_reports_the_pixel_evidence(monkeypatch):
@@ -58,7 +59,10 @@ def test_a_run_with_a_model_takes_the_diagnosis_graph(monkeypatch):
     ("context", "says"),
     [
         (GazeContext(judges=["diagnosis", "progress"]), "judges ['progress'] need a model"),
-        (GazeContext(roles={"critic": "scripted:auto"}), "need a default model too"),
+        (
+            GazeContext(roles={"critic": "scripted:auto"}),
+            r"need a default model \(--model, the context's model, or GAZE_MODEL\) too",
+        ),
     ],
 )
 def test_what_the_pixel_default_cannot_stand_in_for_is_refused(monkeypatch, context, says):

@@ -1,0 +1,14 @@
+"""The settings whose default comes from an environment variable: read here and nowhere else
+(the run context, the command line's start-up and the bench commands all ask this module)."""
+
+from __future__ import annotations
+
+import os
+
+ENVIRONMENT = {"model": "GAZE_MODEL", "base_url": "GAZE_BASE_URL", "prices_file": "GAZE_PRICES"}
+"""Setting -> the environment variable that gives its default."""
+
+
+def from_environment(name: str) -> str | None:
+    """The environment's value for a setting (None when unset or empty)."""
+    return os.environ.get(ENVIRONMENT[name]) or None
