@@ -32,6 +32,7 @@ class LLMJudge:
         self.caller = caller
         self.max_retries = max_retries
         self.records: list[CallRecord] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     async def ascore(self, pairs: Sequence[Pair]) -> np.ndarray:
         prompt = load_prompt("similarity")
@@ -52,4 +53,16 @@ class LLMJudge:
         return np.array(await asyncio.gather(*(one(p) for p in pairs)), dtype=np.float64)
 
     def score(self, pairs: Sequence[Pair]) -> np.ndarray:
-        return asyncio.run(self.ascore(pairs))
+        # One event loop for the judge's whole life: its caller's limits and its SDK client's
+        # connections belong to the loop they first ran on (a new loop per call failed with
+        # "bound to a different event loop" when a scoring run judged twice, as --versus does)
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(self.ascore(pairs))
+
+    def close(self) -> None:
+        """Close the caller (its cache) and the judge's event loop."""
+        if self._loop is not None:
+            self._loop.run_until_complete(self.caller.aclose())
+            self._loop.close()
+            self._loop = None

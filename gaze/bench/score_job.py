@@ -94,9 +94,12 @@ def run_score(
         for r in rows
     ]
     recorder = Recorder(build_judge(judge, model, base_url))
-    result = score_cases(
-        cases, protocol, recorder, n_boot=n_boot, seed=seed, slice_fields=slice_fields
-    )
+    try:
+        result = _scored(cases, protocol, recorder, n_boot, seed, slice_fields, other, versus)
+    finally:
+        closing = getattr(recorder.judge, "close", None)
+        if closing is not None:
+            closing()
     if imported is not None:
         result["import"] = imported
     result["missing_predictions"] = missing
@@ -109,6 +112,25 @@ def run_score(
     if protocol == "glide":
         result["n_left_out"] = len(left_out)
         result["left_out"] = left_out
+    _write_judged(recorder, judged_out)
+    return result
+
+
+def _scored(
+    cases: list[ClipCase],
+    protocol: str,
+    recorder: Recorder,
+    n_boot: int,
+    seed: int,
+    slice_fields: Sequence[str],
+    other: dict[str, Any] | None,
+    versus: str | Path | None,
+) -> dict[str, Any]:
+    """The scores of ``cases`` and, with ``other`` predictions, the paired comparison: every
+    judging of the run, so the judge is closed once after them."""
+    result = score_cases(
+        cases, protocol, recorder, n_boot=n_boot, seed=seed, slice_fields=slice_fields
+    )
     if other is not None:
         other_cases = [
             ClipCase(
@@ -122,7 +144,6 @@ def run_score(
             "predictions": str(versus),
             **paired_difference(cases, other_cases, protocol, recorder, n_boot, seed),
         }
-    _write_judged(recorder, judged_out)
     return result
 
 
