@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -58,6 +59,7 @@ class LLMJudge:
         # "bound to a different event loop" when a scoring run judged twice, as --versus does)
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
+            weakref.finalize(self, self._loop.close)  # a judge nobody closed leaks no sockets
         return self._loop.run_until_complete(self.ascore(pairs))
 
     def close(self) -> None:

@@ -3,6 +3,7 @@ exactly as the README shows it."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     root = tmp_path_factory.mktemp("viewer")
     forge, pixel, graph = root / "forge", root / "pixel", root / "graph"
     manifest = str(forge / "manifest.jsonl")
+    # the second method must differ from the first: a graph run whose critic rejects every
+    # hypothesis (scripted:auto's critic gives no verdicts, so its events are the pixels')
+    critic = root / "critic-rejects.json"
+    verdicts = [
+        {"index": i, "decision": "reject", "reason": "normal", "confidence": 0.9} for i in range(12)
+    ]
+    critic.write_text(json.dumps({"critic": [{"verdicts": verdicts}] * 400}))
     steps = [
         ["forge", str(forge), "--v2", "--count", "24", "--seed", "5", "--max-side", "256"],
         ["bench", "run", manifest, "--method", "pixel", "--out", str(pixel)],
@@ -33,7 +41,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
             "--method",
             "robogaze",
             "--model",
-            "scripted:auto",
+            f"scripted:{critic}",
             "--out",
             str(graph),
         ],

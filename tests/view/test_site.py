@@ -24,7 +24,7 @@ def test_view_writes_index_clip_pages_and_a_comparison(runs, tmp_path):
     pixel = scores(runs.pixel)
     low, high = pixel["ci"]["recall"]
     assert f"{pixel['recall']:.3f}<br><span class='dim'>[{low:.3f}, {high:.3f}]" in index
-    assert "robogaze · scripted:auto" in index and "gaze-forge-v2" in index
+    assert "robogaze · scripted:critic-rejects.json" in index and "gaze-forge-v2" in index
     assert index.count("<tr data-generator=") == 24
     # the comparison shows exactly the pairs the scorer made, for both runs
     compare = (site / "compare.html").read_text()
@@ -34,7 +34,9 @@ def test_view_writes_index_clip_pages_and_a_comparison(runs, tmp_path):
         len(c["unmatched_ref"]) for r in (runs.pixel, runs.graph) for c in scores(r)["per_clip"]
     )
     assert compare.count("<span class='chip'>missed by") == misses
-    false_alarms = sum(len(c["unmatched_pred"]) for c in pixel["per_clip"])
+    false_alarms = sum(
+        len(c["unmatched_pred"]) for r in (runs.pixel, runs.graph) for c in scores(r)["per_clip"]
+    )
     assert compare.count("<li class='fa'>") == false_alarms
     # a clip page links back, and its video relative to itself
     page = (site / "clips" / "forge2_s5_0001_teleportation.html").read_text()
