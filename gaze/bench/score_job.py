@@ -20,7 +20,8 @@ def build_judge(
     if spec != "llm":
         return make_judge(spec)
     from gaze.bench.llm_judge import LLMJudge
-    from gaze.graph.context import ENVIRONMENT, GazeContext
+    from gaze.environment import ENVIRONMENT
+    from gaze.graph.context import GazeContext
     from gaze.graph.services import build_caller
 
     if not model:

@@ -14,8 +14,8 @@ from gaze.atomic import atomic_write_text, check_writable
 from gaze.bench.methods import METHODS as RUN_METHODS
 from gaze.bench.score_cases import HEADLINE
 from gaze.cli.context_options import context_from, context_options
+from gaze.environment import from_environment
 from gaze.errors import GazeInputError
-from gaze.graph.context import from_environment
 
 
 @click.group()
@@ -269,7 +269,7 @@ def run_cmd(
 
     from gaze.bench.run import RunSummary, execute_run, prepare_run
     from gaze.cli.progress_bar import BatchProgress
-    from gaze.graph.context import ENVIRONMENT
+    from gaze.environment import ENVIRONMENT
     from gaze.models.registry import parse_role_bindings
 
     ctx = context_from(options, roles=parse_role_bindings(list(roles)))

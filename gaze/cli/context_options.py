@@ -9,7 +9,8 @@ from typing import Any, TypeVar
 
 import click
 
-from gaze.graph.context import ENVIRONMENT, GazeContext, default_of, description_of
+from gaze.environment import ENVIRONMENT
+from gaze.graph.context import GazeContext, default_of, description_of
 
 F = TypeVar("F", bound=Callable[..., Any])
 

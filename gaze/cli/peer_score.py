@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gaze.atomic import atomic_write_text
-from gaze.graph.context import from_environment
+from gaze.environment import from_environment
 
 
 def _rows(summary: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gaze.agents.judges import MAX_JUDGE_FRAMES, MAX_PROGRESS_CHUNK
+from gaze.environment import from_environment
 from gaze.errors import GazeInputError
-from gaze.graph.context import JUDGES, GazeContext, from_environment, wants_pixels
+from gaze.graph.context import JUDGES, GazeContext, wants_pixels
 from gaze.models.cache import ResponseCache
 from gaze.models.caller import Caller, RetryPolicy
 from gaze.models.pool import EndpointPool, check_pool
