@@ -152,12 +152,12 @@ class EndpointPool:
                 endpoint.cooldown_s = COOLDOWN_S
             elif isinstance(error, TransientModelError):
                 endpoint.stats["failed"] += 1
-                if error.rate_limited:  # alive and busy: the caller's throttle slows down
-                    self._changed.notify_all()
-                    return
-                endpoint.failures_in_a_row += 1
-                if endpoint.failures_in_a_row >= self.down_after:
-                    self._mark_down(endpoint, str(error))
+                # a 429 is an endpoint alive and busy (the caller's throttle slows down): its
+                # health counts only the other failures
+                if not error.rate_limited:
+                    endpoint.failures_in_a_row += 1
+                    if endpoint.failures_in_a_row >= self.down_after:
+                        self._mark_down(endpoint, str(error))
             self._changed.notify_all()
 
     def _mark_down(self, endpoint: Endpoint, reason: str) -> None:
