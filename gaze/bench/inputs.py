@@ -76,7 +76,7 @@ def video_path(manifest: str | Path, row: ManifestClip) -> Path:
     return (Path(manifest).parent / row.video).resolve()
 
 
-def _from_report(data: dict) -> Prediction:
+def _from_report(data: object) -> Prediction:
     report = Report.model_validate(data)
     return Prediction(
         clip_id=report.clip_id,
@@ -88,10 +88,25 @@ def _from_report(data: dict) -> Prediction:
     )
 
 
+def _from_manifest_row(data: dict) -> Prediction:
+    """A manifest row read as a prediction: a second annotator's labels scored against the
+    first's is how inter-annotator agreement is measured."""
+    row = ManifestClip.model_validate(data)
+    return Prediction(clip_id=row.clip_id, events=row.events, pa=row.pa, ia=row.ia)
+
+
+def _prediction(data: object, is_report: bool) -> Prediction:
+    if is_report or (isinstance(data, dict) and "manifest" in data):
+        return _from_report(data)
+    if isinstance(data, dict) and "video" in data:
+        return _from_manifest_row(data)
+    return Prediction.model_validate(data)
+
+
 def load_predictions(path: str | Path) -> dict[str, Prediction]:
-    """Predictions from a JSONL file (rows ``{clip_id, events, ...}``), from a folder of
-    ``gaze diagnose`` / ``gaze bench run`` report files (``*.json``), or from a ``bench run``
-    folder (its ``reports``)."""
+    """Predictions from a JSONL file (rows ``{clip_id, events, ...}``, or a manifest's rows:
+    their events and human scores), from a folder of ``gaze diagnose`` / ``gaze bench run``
+    report files (``*.json``), or from a ``bench run`` folder (its ``reports``)."""
     path = Path(path)
     if path.is_dir() and (path / "run.json").is_file() and (path / "reports").is_dir():
         path = path / "reports"  # a `bench run` folder: its reports, not its run manifest
@@ -118,12 +133,7 @@ def load_predictions(path: str | Path) -> dict[str, Prediction]:
         ]
     for where, text, is_report in sources:
         try:
-            data = json.loads(text)
-            prediction = (
-                _from_report(data)
-                if is_report or "manifest" in data
-                else Prediction.model_validate(data)
-            )
+            prediction = _prediction(json.loads(text), is_report)
         except json.JSONDecodeError as exc:
             problems.append(f"{where}: not JSON ({exc.msg})")
             continue
@@ -140,13 +150,18 @@ def load_predictions(path: str | Path) -> dict[str, Prediction]:
 
 
 def check_known_clips(
-    manifest: list[ManifestClip], predictions: dict[str, Prediction], source: str | Path
+    manifest: list[ManifestClip],
+    predictions: dict[str, Prediction],
+    source: str | Path,
+    hint: str = "",
 ) -> None:
-    """Predictions for clips the manifest does not have are an error (a typo, a wrong file)."""
+    """Predictions for clips the manifest does not have are an error (a typo, a wrong file);
+    ``hint`` ends the message when the caller knows a likelier cause."""
     known = {row.clip_id for row in manifest}
     unknown = sorted(set(predictions) - known)
     if unknown:
         listed = ", ".join(unknown[:MAX_LISTED]) + (" ..." if len(unknown) > MAX_LISTED else "")
         raise GazeInputError(
             f"{source}: predictions for {len(unknown)} clip(s) not in the manifest: {listed}"
+            + (f" ({hint})" if hint else "")
         )

@@ -20,6 +20,7 @@ from gaze.metrics import direction, prm_compat, robojudge_compat
 from gaze.metrics.agreement import axis_agreement, overall
 from gaze.metrics.bootstrap import resample_counts
 from gaze.metrics.progress import aggregate, opd_metrics, process
+from gaze.schema.manifest import ManifestClip, Prediction
 
 
 def _cases(
@@ -190,6 +191,12 @@ def prm_progress_metrics(curves: str | Path, *, success_source: str) -> dict[str
     }
 
 
+ROBOJUDGE_HINT = (
+    "the manifest came from RoboJudge's gold: --compat robojudge matches ids and scores 0.0 "
+    "as its scorer does; --format robojudge reads the judge's own file by gaze's protocol"
+)
+
+
 def agreement(
     manifest: str | Path,
     predictions: str | Path,
@@ -211,7 +218,10 @@ def agreement(
     lowest = 0.0 if compat else 1.0  # RoboJudge's files hold predictions of 0.0, scored as such
     rows = load_manifest(manifest, for_diagnosis=False)
     preds = load_predictions(predictions)
-    check_known_clips(rows, preds, predictions)
+    if compat == "robojudge":
+        preds = _matched_as_robojudge(preds, rows, predictions)
+    from_robojudge = any("robojudge" in row.metadata for row in rows)
+    check_known_clips(rows, preds, predictions, hint=ROBOJUDGE_HINT if from_robojudge else "")
     pairs: dict[str, list[tuple[float, float, str]]] = {"pa": [], "ia": []}
     skipped: list[dict[str, str]] = []
     generators: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"pa": [], "ia": []})
@@ -227,6 +237,7 @@ def agreement(
             if value is not None and not lowest <= value <= 5:
                 raise GazeInputError(
                     f"{predictions}: clip {row.clip_id}: {axis} {value} is outside {lowest:g}-5"
+                    + (f" ({ROBOJUDGE_HINT})" if from_robojudge else "")
                 )
             if value is not None:
                 generators[row.generator or "unknown"][axis].append(value)
@@ -265,6 +276,27 @@ def agreement(
         key=lambda r: -(r["average"] or 0.0),
     )
     return result
+
+
+def _matched_as_robojudge(
+    preds: dict[str, Prediction], rows: list[ManifestClip], source: str | Path
+) -> dict[str, Prediction]:
+    """Prediction ids matched to the manifest's as RoboJudge's scorer matches them, so files
+    converted with ``gaze convert --from robojudge`` score as ``--format robojudge`` does."""
+    from gaze.formats.robojudge import match_id
+
+    known = {row.clip_id for row in rows}
+    matched: dict[str, Prediction] = {}
+    for clip_id, pred in preds.items():
+        target = match_id(clip_id, known)
+        if target in matched:
+            raise GazeInputError(
+                f"{source}: two predictions for clip {target!r} once ids are matched as "
+                "RoboJudge's scorer matches them (score the judge's own file with "
+                "--format robojudge, which counts each as a pair)"
+            )
+        matched[target] = pred
+    return matched
 
 
 def _gaze_agreement(pairs: dict[str, list[tuple[float, float]]]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ reads score fields only.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -75,12 +75,16 @@ def read_gold(path: Path, summary: ImportSummary) -> dict[tuple[str, str], float
     return gold
 
 
-def _resolve(item: str, gold: dict[tuple[str, str], float]) -> str:
+def match_id(item: str, known: Container[str]) -> str:
+    """A prediction's id as RoboJudge's scorer matches it to the gold's ids: ``.mp4`` dropped,
+    then ``data__`` added when only that form is known; unmatched ids come back as given
+    (without ``.mp4``). The one home of this rule: ``--format robojudge`` and ``--compat
+    robojudge`` on converted files both use it."""
     item = item.removesuffix(".mp4")
-    if any((item, axis) in gold for axis in AXES):
+    if item in known:
         return item
     prefixed = f"data__{item}"
-    return prefixed if any((prefixed, axis) in gold for axis in AXES) else item
+    return prefixed if prefixed in known else item
 
 
 def _free_text_pair(
@@ -106,9 +110,10 @@ def read_pairs(
     """Every (gold, prediction) pair RoboJudge's scorer would form from these two files (free
     text read only when ``free_text``, as under ``--compat robojudge``)."""
     gold = read_gold(gold_path, summary)
+    gold_ids = {item for item, _ in gold}
     pairs: Pairs = {"pa": [], "ia": []}
     for where, item, row in _identified_rows(pred_path, summary, "prediction"):
-        item = _resolve(item, gold)
+        item = match_id(item, gold_ids)
         scores = {axis: row.get(keys[0]) for axis, keys in AXES.items()}
         if all(value is None for value in scores.values()):
             if not free_text:
