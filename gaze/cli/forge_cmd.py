@@ -8,6 +8,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from gaze.errors import GazeInputError
+
 
 @click.command()
 @click.argument("outdir", type=click.Path(path_type=Path))
@@ -33,14 +35,26 @@ from rich.console import Console
 @click.option(
     "--max-side", type=int, default=None, help="v2: largest frame side allowed (e.g. 640)."
 )
-def forge(outdir: Path, count: int, seed: int, fmt: str, v2: bool, max_side: int | None) -> None:
+@click.option(
+    "--stage",
+    type=click.Choice(["varied", "fixed"]),
+    default="varied",
+    show_default=True,
+    help="v2: varied = every camera path and textured tables; fixed = a still camera over a "
+    "flat table, the gripper sweeping across it, black, grey and white objects among coloured.",
+)
+def forge(
+    outdir: Path, count: int, seed: int, fmt: str, v2: bool, max_side: int | None, stage: str
+) -> None:
     """Write synthetic pick-and-place clips (clean and with injected failures) + manifest.jsonl."""
     console = Console(stderr=True)
+    if stage != "varied" and not v2:
+        raise GazeInputError("--stage belongs to forge v2: add --v2")
     with console.status(f"forging {count} clips …"):
         if v2:
             from gaze.bench.forge2 import forge_set as forge_v2
 
-            rows = forge_v2(outdir, count, seed, max_side=max_side)
+            rows = forge_v2(outdir, count, seed, max_side=max_side, stage=stage)
         else:
             from gaze.bench.forge import forge_set
 

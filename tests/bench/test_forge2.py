@@ -114,6 +114,34 @@ def test_forge_v2_from_the_command_line(tmp_path, capsys):
     assert "wrote 2 clips (1 clean" in capsys.readouterr().err
 
 
+def test_the_fixed_stage_is_a_still_camera_over_a_flat_table(tmp_path, capsys):
+    """`gaze forge OUT --v2 --stage fixed`: a still camera looking down at a plain table, the
+    gripper wiping back and forth across it, and things without a hue among the coloured ones;
+    without --v2 the stage is refused in one line (exit 2)."""
+    from gaze.bench.forge2.script import rollout
+    from gaze.bench.forge2.world import ACHROMATIC, backdrop
+    from gaze.cli.main import run
+
+    roll = rollout(np.random.default_rng(5), 10.0, "fixed")
+    assert "sweep" in roll.legit and not {"pan", "zoom", "pan_return"} & set(roll.legit)
+    assert len({(c.cx, c.cy, c.view_w) for c in roll.cameras}) == 1
+    xs = [s.arm.gripper[0] for s in roll.states]
+    turns = sum(1 for a, b, c in zip(xs, xs[1:], xs[2:], strict=False) if (b - a) * (c - b) < 0)
+    assert turns >= 3, "the wipe goes back and forth"
+    assert set(ACHROMATIC) <= set(roll.palette)
+    table = backdrop(np.random.default_rng(5), flat_table=True)[400:, 100:500]
+    assert float(table.std(axis=(0, 1)).max()) < 1.0  # no texture on the table
+    out = tmp_path / "fixed"
+    assert run(["forge", str(out), "--v2", "--stage", "fixed", "--count", "2", "--seed", "9"]) == 0
+    rows = [json.loads(x) for x in (out / "manifest.jsonl").read_text().splitlines()]
+    assert [r["metadata"]["stage"] for r in rows] == ["fixed", "fixed"]
+    assert all(r["clip_id"].startswith("forge2fixed_s9_") for r in rows)
+    assert run(["forge", str(tmp_path / "v1"), "--stage", "fixed", "--count", "1"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "gaze: error: --stage belongs to forge v2: add --v2"
+    )
+
+
 def test_kept_share_is_the_part_of_the_edit_that_decodes():
     rng = np.random.default_rng(3)
     clean = rng.integers(60, 200, (48, 64, 3)).astype(np.uint8)

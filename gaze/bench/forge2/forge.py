@@ -16,7 +16,7 @@ from gaze.bench.forge.forge import forge_many
 from gaze.bench.forge2.camera import shoot
 from gaze.bench.forge2.encode import CODECS, encode
 from gaze.bench.forge2.inject import INJECTIONS, TYPE_OF, Plan
-from gaze.bench.forge2.script import rollout
+from gaze.bench.forge2.script import STAGES, rollout
 from gaze.bench.forge2.survive import SURVIVES, surviving_share
 from gaze.bench.forge2.world import backdrop, render_world
 from gaze.errors import GazeInputError
@@ -78,17 +78,21 @@ def draft(
     look: Look | None = None,
     max_side: int | None = None,
     after: int = -1,
+    stage: str = "varied",
 ) -> Draft:
-    """The first draw after draw ``after`` that has room for every injection in ``kinds``."""
+    """The first draw after draw ``after`` that has room for every injection in ``kinds``, on
+    ``stage`` (``gaze.bench.forge2.script.STAGES``)."""
     unknown = [k for k in kinds if k not in INJECTIONS]
     if unknown:
         raise GazeInputError(f"forge v2 cannot inject {unknown}; it knows {list(INJECTIONS)}")
+    if stage not in STAGES:
+        raise GazeInputError(f"forge v2 has no stage {stage!r}; it knows {list(STAGES)}")
     rng = np.random.default_rng(seed)
     look = look or pick_look(rng, max_side)
-    world_bg = backdrop(rng)
+    world_bg = backdrop(rng, flat_table=stage == "fixed")
     for attempt in range(after + 1, DRAWS):
         try:
-            roll = rollout(np.random.default_rng([seed, attempt]), look.fps)
+            roll = rollout(np.random.default_rng([seed, attempt]), look.fps, stage)
             plan = Plan(roll, look.size, np.random.default_rng([seed, attempt, 1]))
             events = [INJECTIONS[k](plan) for k in kinds]
             break
@@ -124,10 +128,11 @@ def forge_clip(
     kinds: Sequence[str],
     clip_id: str | None = None,
     max_side: int | None = None,
+    stage: str = "varied",
 ) -> ManifestClip:
     """Write one clip (``.mp4`` h264 or ``.webm`` VP9, as its look says) and its manifest row,
     drawing again while the encoder erases one of its frame edits."""
-    d = draft(seed, kinds, max_side=max_side)
+    d = draft(seed, kinds, max_side=max_side, stage=stage)
     path = path.with_suffix(CODECS[d.look.codec].suffix)
     while True:
         encode(d.frames, path, d.look.fps, d.look.codec, d.look.quality)
@@ -140,8 +145,10 @@ def forge_clip(
                 f"forge v2: the encoder erased the edits of {list(kinds)} in every draw of seed "
                 f"{seed} ({d.look.codec} {d.look.quality})"
             )
-        d = draft(seed, kinds, max_side=max_side, after=d.attempt)
-    edits = {"edit_survival": round(survival, 3)} if d.clean else {}
+        d = draft(seed, kinds, max_side=max_side, after=d.attempt, stage=stage)
+    edits: dict[str, float | str] = {"edit_survival": round(survival, 3)} if d.clean else {}
+    if stage != "varied":  # the varied stage's rows read as they did before stages existed
+        edits["stage"] = stage
     return ManifestClip(
         clip_id=clip_id or path.stem,
         video=path.name,
@@ -167,14 +174,24 @@ def forge_clip(
 
 
 def forge_set(
-    outdir: Path, count: int, seed: int, max_side: int | None = None, kinds: Sequence[str] = KINDS
+    outdir: Path,
+    count: int,
+    seed: int,
+    max_side: int | None = None,
+    kinds: Sequence[str] = KINDS,
+    stage: str = "varied",
 ) -> list[ManifestClip]:
     """``count`` clips cycling through ``kinds`` (clean and each injection), plus
     ``manifest.jsonl``."""
+    if stage not in STAGES:
+        raise GazeInputError(f"forge v2 has no stage {stage!r}; it knows {list(STAGES)}")
+    prefix = "forge2" if stage == "varied" else f"forge2{stage}"
 
     def make(folder: Path, i: int, kind: str) -> ManifestClip:
         injected = [] if kind == "clean" else [kind]
-        name = f"forge2_s{seed}_{i:04d}_{kind}"
-        return forge_clip(folder / name, seed * 100_003 + i, injected, max_side=max_side)
+        name = f"{prefix}_s{seed}_{i:04d}_{kind}"
+        return forge_clip(
+            folder / name, seed * 100_003 + i, injected, max_side=max_side, stage=stage
+        )
 
     return forge_many(outdir, count, kinds, make)

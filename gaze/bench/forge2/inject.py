@@ -18,7 +18,7 @@ from gaze.bench.forge.failures import reference_event
 from gaze.bench.forge.scene import elbow_of
 from gaze.bench.forge2.camera import to_output, world_to_output
 from gaze.bench.forge2.script import Rollout, free_spot
-from gaze.bench.forge2.world import PALETTE, SHAPES, Thing
+from gaze.bench.forge2.world import SHAPES, Thing
 
 Busy = list[tuple[int, int]]
 Shake = dict[int, tuple[float, float, float]]
@@ -189,7 +189,7 @@ def _appear(plan: Plan, make: Callable[[float, float], Thing], kind: str, what: 
 
 def hallucination(plan: Plan) -> dict:
     used = {t.colour for t in plan.roll.states[0].things}
-    colour = str(plan.rng.choice([c for c in PALETTE if c not in used]))
+    colour = str(plan.rng.choice([c for c in plan.roll.palette if c not in used]))
     shape, size = str(plan.rng.choice(SHAPES)), float(plan.rng.uniform(28, 44))
     return _appear(
         plan,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gaze.bench.forge2.world import (
+    ACHROMATIC,
     CANVAS_H,
     CANVAS_W,
     PALETTE,
@@ -27,6 +28,22 @@ FINGER = 26.0
 """Finger length: a held thing's footprint is this far below the gripper."""
 HOME = (CANVAS_W / 2, 120.0)
 OPEN, SHUT_MARGIN = 28.0, 3.0
+STAGES = ("varied", "fixed")
+"""varied: every camera path, textured tables, coloured objects (forge v2 as first made; its
+seeds forge the same clips). fixed: a still camera over a flat table, the gripper sweeping
+across it low and fast, and black, grey and white objects among the coloured ones: the clips on
+which the pixel default once took the gripper for camera motion and the plain table for a
+letterbox margin."""
+WIPE_PASSES = (3, 6)
+"""The fixed stage's wipe: this many passes back and forth across the table (low, fast, the
+motion of wiping or sweeping it)..."""
+WIPE_REACH = (90.0, 170.0)
+"""...each this many world px either side of the view's centre..."""
+WIPE_PASS_S = (0.45, 0.9)
+"""...and taking this many seconds (200-750 world px/s)."""
+FIXED_VIEW = (340.0, 400.0)
+"""The fixed stage's view width in world px, looking down at the table only: no wall, no edge,
+the arm and its gripper large in the picture."""
 
 
 def _ease(u: float) -> float:
@@ -51,10 +68,13 @@ class Rollout:
     """Global light level per frame (1 = as drawn)."""
     instruction: str
     legit: list[str]
-    """Legitimate motions in the clip: carry, push, hold, loop, pan, zoom, pan_return, lighting."""
+    """Legitimate motions in the clip: carry, push, hold, loop, sweep, pan, zoom, pan_return,
+    lighting."""
     touched: list[set[str]] = field(default_factory=list)
     """Per frame, the things the arm carries or pushes."""
     tone: tuple[int, int, int] = (140, 140, 145)
+    palette: tuple[str, ...] = tuple(PALETTE)
+    """Colours a thing may have (an injected one included)."""
 
     @property
     def n(self) -> int:
@@ -98,8 +118,8 @@ class _Keys:
         return self.pose
 
 
-def _place(rng: np.random.Generator, count: int) -> list[Thing]:
-    colours = list(rng.permutation(list(PALETTE)))
+def _place(rng: np.random.Generator, count: int, palette: tuple[str, ...]) -> list[Thing]:
+    colours = list(rng.permutation(list(palette)))
     things: list[Thing] = []
     for i in range(count):
         for _ in range(200):
@@ -130,15 +150,19 @@ def free_spot(
 
 
 def _camera_path(
-    rng: np.random.Generator, duration: float
+    rng: np.random.Generator, duration: float, still: bool = False
 ) -> tuple[str, Callable[[float], Camera]]:
-    """The camera's kind and a function of time giving its pose."""
+    """The camera's kind and a function of time giving its pose; a ``still`` one looks down at
+    the table from close by (FIXED_VIEW)."""
     base_w = 420.0
     kind = str(rng.choice(["still", "still", "pan", "zoom", "pan_return"]))
     cx0, cy0 = (
         CANVAS_W / 2 + float(rng.uniform(-20, 20)),
         CANVAS_H / 2 + 20 + float(rng.uniform(-10, 10)),
     )
+    if still:
+        kind, base_w = "still", float(rng.uniform(*FIXED_VIEW))
+        cy0 = float(CANVAS_H)  # as low as the view goes (the camera keeps it on the canvas)
     t0 = float(rng.uniform(0.5, max(0.6, duration - 5.0)))
     length = float(rng.uniform(2.0, 3.5))
     dx = float(rng.choice([-1, 1]) * rng.uniform(50, 90))
@@ -158,9 +182,12 @@ def _camera_path(
     return kind, pose
 
 
-def rollout(rng: np.random.Generator, fps: float) -> Rollout:
-    """One clean rollout: a pick-and-place, maybe a push, a hold and a second pass (a loop)."""
-    things = _place(rng, int(rng.integers(3, 6)))
+def rollout(rng: np.random.Generator, fps: float, stage: str = "varied") -> Rollout:
+    """One clean rollout: a pick-and-place, maybe a push, a hold and a second pass (a loop); on
+    the fixed stage (STAGES) also a sweep across the table."""
+    fixed = stage == "fixed"
+    palette = (*PALETTE, *ACHROMATIC) if fixed else tuple(PALETTE)
+    things = _place(rng, int(rng.integers(3, 6)), palette)
     legit = ["carry"]
     keys = _Keys()
     target = things[0]
@@ -202,11 +229,20 @@ def rollout(rng: np.random.Generator, fps: float) -> Rollout:
     if rng.random() < 0.3:  # and back again: the same motion twice
         legit.append("loop")
         carry(replace(target, x=spot[0], y=spot[1]), start, 0.0)  # from where it was put
+    if fixed:  # wipe: low and fast back and forth across the table, above the things
+        legit.append("sweep")
+        side = float(rng.choice([-1, 1]))
+        low = TABLE_Y + float(rng.uniform(90, 150))
+        reach = float(rng.uniform(*WIPE_REACH))
+        keys.move(CANVAS_W / 2 - side * reach, low, OPEN, 0.8)
+        for _ in range(int(rng.integers(WIPE_PASSES[0], WIPE_PASSES[1] + 1))):
+            side = -side
+            keys.move(CANVAS_W / 2 - side * reach, low, OPEN, float(rng.uniform(*WIPE_PASS_S)))
     keys.move(*HOME, OPEN, float(rng.uniform(0.8, 1.2)))
     keys.hold(float(rng.uniform(0.3, 0.8)))
     duration = keys.t
 
-    kind, camera_at = _camera_path(rng, duration)
+    kind, camera_at = _camera_path(rng, duration, still=fixed)
     if kind != "still":
         legit.append(kind)
     drift = rng.random() < 0.5
@@ -256,4 +292,5 @@ def rollout(rng: np.random.Generator, fps: float) -> Rollout:
         legit=legit,
         touched=touched,
         tone=tone,  # type: ignore[arg-type]
+        palette=palette,
     )

@@ -29,6 +29,10 @@ PALETTE: dict[str, tuple[int, int, int]] = {  # BGR, chosen to stand apart from 
     "cyan": (200, 190, 60),
     "white": (235, 235, 235),
 }
+ACHROMATIC: dict[str, tuple[int, int, int]] = {"black": (28, 28, 30), "grey": (120, 120, 118)}
+"""Colours only the fixed stage uses (with PALETTE's white): the shadow test, which compares
+chromaticity, once rejected most objects without a hue."""
+COLOURS = {**PALETTE, **ACHROMATIC}
 SHAPES = ("block", "disc", "cup")
 
 
@@ -116,15 +120,17 @@ def texture(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
     return np.asarray(out, dtype=np.float32)
 
 
-def backdrop(rng: np.random.Generator) -> np.ndarray:
-    """Wall and table, each with its own colour and texture, and some clutter on the wall."""
+def backdrop(rng: np.random.Generator, flat_table: bool = False) -> np.ndarray:
+    """Wall and table, each with its own colour and texture (a ``flat_table`` has none, as a
+    plain tabletop under even light), and some clutter on the wall."""
     img = np.zeros((CANVAS_H, CANVAS_W, 3), np.float32)
     wall = rng.uniform(120, 215, 3).astype(np.float32)
     table = rng.uniform(60, 160, 3).astype(np.float32)
     img[:TABLE_Y] = wall
     img[TABLE_Y:] = table
     img[:TABLE_Y] += texture(rng, CANVAS_W, TABLE_Y)[..., None]
-    img[TABLE_Y:] += texture(rng, CANVAS_W, CANVAS_H - TABLE_Y)[..., None]
+    if not flat_table:
+        img[TABLE_Y:] += texture(rng, CANVAS_W, CANVAS_H - TABLE_Y)[..., None]
     out = np.clip(img, 0, 255).astype(np.uint8)
     cv2.line(out, (0, TABLE_Y), (CANVAS_W, TABLE_Y), tuple(int(c * 0.6) for c in table), 3)
     for _ in range(int(rng.integers(1, 4))):  # shelves, posters: structure for the camera
@@ -138,7 +144,7 @@ def backdrop(rng: np.random.Generator) -> np.ndarray:
 def draw_thing(img: np.ndarray, thing: Thing) -> None:
     if not thing.visible:
         return
-    colour = PALETTE[thing.colour]
+    colour = COLOURS[thing.colour]
     dark = tuple(int(c * 0.55) for c in colour)
     light = tuple(min(255, int(c * 1.25) + 20) for c in colour)
     x0, y0, x1, y1 = (round(v) for v in thing.box())
