@@ -23,6 +23,7 @@ from gaze.video import (
     shake,
     steps,
 )
+from gaze.video import signals as signal_rules
 from gaze.video.clip import DecodedClip, open_clip
 from gaze.video.signals import SignalSeries
 from gaze.video.store import measure_pixels
@@ -52,6 +53,7 @@ def thresholds() -> dict[str, float]:
         change_regions,
         motion,
         frame_area,
+        signal_rules,
     ):
         for name, value in vars(module).items():
             if name.isupper() and isinstance(value, int | float) and not isinstance(value, bool):

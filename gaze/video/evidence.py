@@ -25,7 +25,7 @@ from gaze.video.motion import camera_confirms
 from gaze.video.pixel_event import pixel_event
 from gaze.video.runs import near, true_runs
 from gaze.video.shake import SHAKE_SHIFT_PX, shaking_frames
-from gaze.video.signals import SAME_PICTURE_DIFF, SignalSeries, distinct_steps
+from gaze.video.signals import SAME_PICTURE_DIFF, SignalSeries, distinct_steps, edge_strength
 from gaze.video.spill import Frames
 from gaze.video.steps import FrameSteps, exact_frame, widened_to_frames
 
@@ -50,7 +50,13 @@ FLAT_SHARE = 0.5
 """...when it is also below this share of the clip's median contrast (a blur softens contrast
 to 0.6-1.0x of the median, fog or a washed-out picture to 0.1x)..."""
 VERY_FLAT = 6.0
-"""...or below this in any case (a clip that is flat from start to end)."""
+"""...or below this in any case (a clip that is flat from start to end)..."""
+CRISP_EDGE = 30.0
+"""...unless its sharpest edges (``gaze.video.signals.edge_strength``) step by at least this
+many levels a pixel: a plain table under a still camera with a few things on it has little
+contrast over the whole frame and is perfectly visible (forge v2's fixed stage: 70-100 on
+contrast 4-7), fog leaves no such edge (7-15 through forge's fog, 20 on a frame the encoder
+blends into it)."""
 BLUR_RATIO = 0.3
 """A frame is blurred when its normalised sharpness falls below this fraction of the clip median
 (real clips never go below 0.8 of their median; forge blur gives < 0.05)."""
@@ -74,13 +80,20 @@ def _long_enough(
     return [(s, e) for s, e in runs if times[e] - times[s] + 1.0 / fps >= MIN_SPAN_S - 1e-9]
 
 
-def low_visibility(sig: SignalSeries, fps: float) -> tuple[list[Event], list[tuple[int, int]]]:
+def low_visibility(
+    sig: SignalSeries, fps: float, thumbs: Frames | None = None
+) -> tuple[list[Event], list[tuple[int, int]]]:
+    """Dark, washed-out and flat runs; with the analysis ``thumbs``, a flat frame whose edges
+    are crisp (CRISP_EDGE) is a plain scene, not one hidden."""
     dark = sig.brightness < DARK_LEVEL
     bright = sig.brightness > BRIGHT_LEVEL
     usual = float(np.median(sig.contrast)) if sig.contrast.size else 0.0
     flat = (sig.contrast < LOW_CONTRAST) & (
         (sig.contrast < FLAT_SHARE * usual) | (sig.contrast < VERY_FLAT)
     )
+    if thumbs is not None:
+        for i in np.flatnonzero(flat):
+            flat[i] = edge_strength(thumbs[int(i)]) < CRISP_EDGE
     runs = _long_enough(true_runs(dark | bright | flat), sig.times_s, fps)
     events = []
     for s, e in runs:
@@ -365,7 +378,7 @@ def _jumped_beside_a_hold(
 def detect(frames: AnalysisFrames, sig: SignalSeries) -> list[Event]:
     """All candidate events of one clip, sorted by start time."""
     analysis_fps = 1.0 if len(sig.times_s) < 2 else 1.0 / float(np.median(np.diff(sig.times_s)))
-    dark_events, dark_runs = low_visibility(sig, analysis_fps)
+    dark_events, dark_runs = low_visibility(sig, analysis_fps, frames.thumbs)
     # Motion is judged between distinct pictures when the clip repeats most of its frames.
     reduced = distinct_steps(frames, sig, SAME_PICTURE_DIFF)
     motion_frames, motion_sig = reduced if reduced else (frames, sig)

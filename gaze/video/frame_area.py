@@ -1,4 +1,4 @@
-"""Where a clip's picture is: inside any flat, unchanging margin around it.
+"""Where a clip's picture is: inside any flat, unchanging margin that ends at a border.
 
 Clips from project pages are often letterboxed, pillarboxed or shown as an inset pane on a slide
 with captions. Something entering or leaving the picture at the pane's edge is the same as at the
@@ -30,6 +30,15 @@ EDGE_LINES = 0.02
 """...and may start this share of the frame in from the edge (a thin bright rim or a rounded
 slide corner at the very edge)."""
 
+BORDER_CONTRAST = 12.0
+"""A margin ends at a border: the picture's lines just inside it differ from the margin's colour
+by more than this many grey levels..."""
+BORDER_SHARE = 0.5
+"""...along at least this share of their length. A pane's edge is a line across the picture;
+a flat, still table under a still camera is the picture itself, and the lines above it show
+the same table around the things on it (forge v2's fixed stage: 0.03-0.3 of such a line
+differs; a letterbox or slide around a scene: 0.8-1.0)."""
+
 Box = tuple[float, float, float, float]
 """(x0, y0, x1, y1) as fractions of the frame's width and height."""
 FULL: Box = (0.0, 0.0, 1.0, 1.0)
@@ -47,6 +56,17 @@ def _margin(still: np.ndarray, flat: np.ndarray) -> int:
         end = start + (int(np.argmin(rest)) if not rest.all() else len(rest))
         return end if end - start >= MARGIN_MIN * size else 0
     return 0
+
+
+def _bordered(mean: np.ndarray, depth: int) -> int:
+    """``depth`` when the margin of that many rows at the top of ``mean`` (time-averaged grey,
+    rows first) ends at a border (BORDER_CONTRAST, BORDER_SHARE); else 0."""
+    if depth == 0 or depth + 2 > len(mean):
+        return 0
+    colour = float(np.median(mean[:depth]))
+    inside = mean[depth : depth + 2]
+    differs = (np.abs(inside - colour) > BORDER_CONTRAST).mean(axis=1)
+    return depth if float(differs.max()) >= BORDER_SHARE else 0
 
 
 def picture_box(thumbs: Frames) -> Box:
@@ -68,10 +88,10 @@ def picture_box(thumbs: Frames) -> Box:
     cols_flat = (np.abs(mean - np.median(mean, axis=0, keepdims=True)) <= MARGIN_FLAT).mean(
         axis=0
     ) >= MARGIN_SHARE
-    top = _margin(rows_still, rows_flat)
-    bottom = _margin(rows_still[::-1], rows_flat[::-1])
-    left = _margin(cols_still, cols_flat)
-    right = _margin(cols_still[::-1], cols_flat[::-1])
+    top = _bordered(mean, _margin(rows_still, rows_flat))
+    bottom = _bordered(mean[::-1], _margin(rows_still[::-1], rows_flat[::-1]))
+    left = _bordered(mean.T, _margin(cols_still, cols_flat))
+    right = _bordered(mean.T[::-1], _margin(cols_still[::-1], cols_flat[::-1]))
     if top + bottom >= h or left + right >= w:  # a still, flat clip: no picture to find
         return FULL
     return (left / w, top / h, (w - right) / w, (h - bottom) / h)

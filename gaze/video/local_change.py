@@ -42,6 +42,11 @@ SHADOW_DARKER = 0.85
 (vanishing) is a shadow or a crease coming or going, not an object: a towel pinched by the
 gripper, the arm's shadow on the table. The price: an object of the very hue of the surface
 under it, only darker, is taken for a shadow."""
+SHADOW_DEEPEST = 0.4
+"""...and not below this share: a shadow is the surface lit by the room's other light, an object
+without a hue (black, grey, white) is its own colour; without this bound a black thing
+vanishing from a grey table was taken for a shadow leaving it (a black disc on forge v2's fixed
+stage: 0.24x the table's brightness; forge's own shadows darken to 0.65x)."""
 SAME_OBJECT_DISTANCE = 60.0
 """Mean colour distance under which a vanished and an appeared region are the same object."""
 EDGE_MARGIN = 0.02
@@ -63,10 +68,12 @@ class LocalChange:
 
 
 def _shadow(dark: np.ndarray, lit: np.ndarray) -> bool:
-    """Whether ``dark`` is ``lit`` in shadow: the same chromaticity, clearly less bright."""
+    """Whether ``dark`` is ``lit`` in shadow: the same chromaticity, clearly less bright, but
+    not as dark as a thing of its own (SHADOW_DEEPEST)."""
     dark, lit = dark.astype(np.float64) + 1.0, lit.astype(np.float64) + 1.0
     chroma = float(np.abs(dark / dark.sum() - lit / lit.sum()).sum())
-    return chroma < SHADOW_CHROMA and dark.sum() < SHADOW_DARKER * lit.sum()
+    ratio = float(dark.sum() / lit.sum())
+    return chroma < SHADOW_CHROMA and SHADOW_DEEPEST <= ratio < SHADOW_DARKER
 
 
 def _at_border(box: Box, picture: Box) -> bool:

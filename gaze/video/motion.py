@@ -2,7 +2,9 @@
 pictures: a pan moves every textured pixel, and without alignment a vanishing object under a
 moving camera hides in that change.
 
-The motion model is a translation from phase correlation (a pan or drift of a few pixels per
+The camera's motion is the background's, not that of the largest moving thing: a shift is kept
+only when the picture's structure moved with it (``background_moved``). The motion model is a
+translation from phase correlation (a pan or drift of a few pixels per
 analysis step; zooms are slow per step at these rates). It is used only when it explains the
 picture: aligned, the changed area must shrink to at most ``KEEP_RATIO`` of the raw one, so a
 large arm moving in front of a still camera cannot talk the aligner into a false shift. A shift
@@ -42,6 +44,25 @@ change (0.56-0.58 of it on forge v2 seed 1010 clip 15), on a zoom, which no tran
 it barely shrinks it (0.87-0.92 on seed 606 clip 36, where it hid an object appearing)."""
 EDGE_PX = 2
 """Pixels next to the area the shifted frame does not cover are left out (interpolation)."""
+BACKGROUND_SUPPORT = 0.5
+"""Camera motion is the background's: of the pixels a shift would change in the earlier frame
+(its edges and texture across the shift), at least this share must have changed. Over a flat
+table under a still camera, a gripper sweeping about 4 px per step is the largest moving thing,
+and a shift that follows it shrinks the change on its own (the flat table costs nothing to
+shift); but the still objects' outlines, the table's edge and the wall did not move (forge v2's
+fixed stage: 0.05-0.3 of them changed under the gripper's shift, 0.8-1.0 under a pan)..."""
+MIN_STRUCTURE = 0.01
+"""...judged when those pixels are at least this share of the frame (a plain picture has too
+little structure to tell: the shift is then judged on the change alone, as before)..."""
+TILES = 4
+"""...and, since a large arm can hold most of those pixels itself, judged again place by place:
+the frame cut into TILES x TILES tiles..."""
+TILE_SUPPORT = 0.6
+"""...at least this share of the tiles that hold structure (MIN_TILE_STRUCTURE) must have moved
+(BACKGROUND_SUPPORT of their structure changed). A camera shift moves the whole picture; a
+gripper moves the few tiles it crosses, and the still things in the others hold."""
+MIN_TILE_STRUCTURE = 0.02
+"""Share of a tile's pixels the shift must change for that tile to have a say."""
 
 
 @dataclass
@@ -71,9 +92,10 @@ def global_shift(earlier: np.ndarray, later: np.ndarray) -> tuple[float, float, 
 
 def _aligned(
     earlier: np.ndarray, later: np.ndarray, dx: float, dy: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """``earlier`` carried by (dx, dy), and the pixels that still change against ``later``
-    (where the carried frame covers the picture)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``earlier`` carried by (dx, dy), the pixels that still change against ``later`` and the
+    pixels the carrying itself changes (the structure a camera moving so would move), both
+    where the carried frame covers the picture."""
     h, w = earlier.shape[:2]
     carry = np.array([[1, 0, dx], [0, 1, dy]], dtype=np.float32)
     moved = cv2.warpAffine(
@@ -83,7 +105,37 @@ def _aligned(
         np.ones((h, w), np.uint8), carry, (w, h), flags=cv2.INTER_NEAREST, borderValue=0
     )
     covered = np.asarray(cv2.erode(footprint, np.ones((3, 3), np.uint8), iterations=EDGE_PX)) > 0
-    return np.asarray(moved), (channel_change(later, np.asarray(moved)) > CHANGE_LEVEL) & covered
+    moved = np.asarray(moved)
+    still_changes = (channel_change(later, moved) > CHANGE_LEVEL) & covered
+    structure = (channel_change(earlier, moved) > CHANGE_LEVEL) & covered
+    return moved, still_changes, structure
+
+
+def _moved_share(raw: np.ndarray, structure: np.ndarray) -> float:
+    """Share of the tiles with a say (MIN_TILE_STRUCTURE) whose structure moved; 1.0 when fewer
+    than two tiles have one (nothing to compare)."""
+    h, w = structure.shape
+    votes = []
+    for rows in np.array_split(np.arange(h), TILES):
+        for cols in np.array_split(np.arange(w), TILES):
+            tile = np.ix_(rows, cols)
+            count = int(structure[tile].sum())
+            if count >= MIN_TILE_STRUCTURE * rows.size * cols.size:
+                votes.append(int((raw[tile] & structure[tile]).sum()) >= BACKGROUND_SUPPORT * count)
+    return float(np.mean(votes)) if len(votes) >= 2 else 1.0
+
+
+def background_moved(raw: np.ndarray, structure: np.ndarray) -> bool:
+    """Whether the picture's structure moved as a camera shift would move it: BACKGROUND_SUPPORT
+    of the pixels the shift changes (``structure``) changed between the frames (``raw``), and
+    in TILE_SUPPORT of the tiles that hold any; a picture with less structure than
+    MIN_STRUCTURE cannot tell and passes."""
+    count = int(structure.sum())
+    if count < MIN_STRUCTURE * structure.size:
+        return True
+    if int((raw & structure).sum()) < BACKGROUND_SUPPORT * count:
+        return False
+    return _moved_share(raw, structure) >= TILE_SUPPORT
 
 
 def aligned_step(
@@ -104,8 +156,8 @@ def aligned_step(
     if flow is not None and not agrees and np.hypot(*flow) >= MIN_SHIFT_PX:
         tries.append((flow[0], flow[1], FLOW_KEEP_RATIO))
     for x, y, keep in tries:
-        moved, aligned = _aligned(earlier, later, x, y)
-        if aligned.sum() <= keep * raw.sum():
+        moved, aligned, structure = _aligned(earlier, later, x, y)
+        if aligned.sum() <= keep * raw.sum() and background_moved(raw, structure):
             return AlignedStep(moved, aligned, (round(x, 3), round(y, 3)))
     return AlignedStep(earlier, raw, (0.0, 0.0))
 

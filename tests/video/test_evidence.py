@@ -75,7 +75,14 @@ def test_every_module_that_judges_pixels_records_its_thresholds():
 
     recorded = thresholds()
     names = ("AGREE_PX", "KEEP_RATIO", "SHAKE_KEEP_SHARE", "EDGE_STEP", "MARGIN_FLAT")
-    for name in (*names, "LOCAL_STABLE", "TOUCHED_PRESENCE", "EDGE_MARGIN"):
+    fixed_camera = (
+        "TILE_SUPPORT",
+        "BORDER_SHARE",
+        "SHADOW_DEEPEST",
+        "CRISP_EDGE",
+        "EDGE_PERCENTILE",
+    )
+    for name in (*names, "LOCAL_STABLE", "TOUCHED_PRESENCE", "EDGE_MARGIN", *fixed_camera):
         assert name in recorded
     assert recorded["AGREE_PX"] == 1.0 and recorded["CATCH_UP_ALONE"] == 4.0
 
@@ -226,6 +233,27 @@ def test_flat_frames_are_judged_against_the_clips_own_contrast():
     soft = [*low[:5], *(_softened(p, 0.6) for p in low[5:12]), *low[12:]]
     assert _flat_spans(soft) == []  # flagged before the clip's own contrast was the yardstick
     assert _flat_spans([_softened(p, 0.1) for p in low]) == [(0.0, 1.9)]
+
+
+def _plain_table(x: int) -> np.ndarray:
+    """A plain grey table seen from a still camera: two small crisp things, nothing else (the
+    whole frame's contrast about 4, under VERY_FLAT)."""
+    picture = np.full((120, 160, 3), 120, np.uint8)
+    picture[30:42, x : x + 12] = (60, 160, 60)
+    picture[80:90, 120:130] = (200, 200, 60)
+    return picture
+
+
+def test_a_plain_but_visible_scene_is_not_low_visibility():
+    """Little contrast over the whole frame is not fog when the frame's edges are crisp
+    (CRISP_EDGE): a plain table with two things is visible throughout (this fails without it:
+    the whole clip was "flat (no contrast)", and changes inside the run were passed over); fog
+    over the same scene still is low visibility."""
+    plain = [_plain_table(20 + 3 * k) for k in range(20)]
+    assert float(np.std(plain[0].mean(axis=2))) < 6
+    assert _flat_spans(plain) == []
+    fog = [*plain[:5], *(_softened(p, 0.1) for p in plain[5:12]), *plain[12:]]
+    assert _flat_spans(fog) == [(0.5, 1.1)]
 
 
 def test_repeated_pictures_are_judged_between_distinct_frames():

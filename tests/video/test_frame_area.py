@@ -39,3 +39,22 @@ def test_a_picture_without_margins_is_the_whole_frame():
         return frame
 
     assert picture_box(_clip(wall)) == FULL
+
+
+def _table(rng: np.random.Generator, k: int) -> np.ndarray:
+    """A still camera looking down at a flat, plain table: dark and grey things standing still
+    near the frame's edges, a gripper-like bar sweeping across the middle, sensor noise."""
+    frame = np.full((120, 160, 3), 128) + rng.integers(-2, 3, (120, 160, 1))
+    frame[30:44, 20:34] = 25  # a black block
+    frame[80:94, 120:134] = 170  # a grey one
+    x = 40 + (6 * k) % 80
+    frame[50:70, x : x + 24] = 70  # the gripper, sweeping
+    return frame
+
+
+def test_a_flat_still_table_is_the_picture_not_a_letterbox():
+    """A margin must end at a border (the picture's lines just inside differ from its colour
+    along most of their length): rows of plain table above a still black block are the table
+    itself (this fails without BORDER_SHARE: they were read as a letterbox, and the block as
+    touching its edge)."""
+    assert picture_box(_clip(_table)) == FULL
