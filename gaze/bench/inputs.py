@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from gaze.errors import GazeInputError
+from gaze.formats.jsonl import parse_json
 from gaze.schema.events import ScoringEvent
 from gaze.schema.inputs import check_instruction
 from gaze.schema.manifest import ManifestClip, Prediction
@@ -44,11 +44,11 @@ def load_manifest(path: str | Path, *, for_diagnosis: bool = True) -> list[Manif
         if not line.strip():
             continue
         try:
-            row = ManifestClip.model_validate(json.loads(line))
+            row = ManifestClip.model_validate(parse_json(line, f"line {number}"))
             if for_diagnosis or row.instruction:
                 check_instruction(row.instruction)
-        except json.JSONDecodeError as exc:
-            problems.append(f"line {number}: not JSON ({exc.msg})")
+        except GazeInputError as exc:
+            problems.append(str(exc))
             continue
         except ValidationError as exc:
             problems.append(f"line {number}: {_first_error(exc)}")
@@ -133,9 +133,9 @@ def load_predictions(path: str | Path) -> dict[str, Prediction]:
         ]
     for where, text, is_report in sources:
         try:
-            prediction = _prediction(json.loads(text), is_report)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{where}: not JSON ({exc.msg})")
+            prediction = _prediction(parse_json(text, where), is_report)
+        except GazeInputError as exc:
+            problems.append(str(exc))
             continue
         except ValidationError as exc:
             problems.append(f"{where}: {_first_error(exc)}")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gaze import __version__
-from gaze.atomic import atomic_write_text, inside
+from gaze.atomic import atomic_write_text, claim_folder, inside
 from gaze.bench.baselines import BASELINE_PROMPTS, b2_temperature, run_baseline
 from gaze.bench.inputs import load_manifest, video_path
 from gaze.bench.methods import METHODS
@@ -84,7 +84,7 @@ def _check_resume(outdir: Path, identity: dict[str, Any]) -> None:
         return
     try:
         old = json.loads(previous.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise GazeInputError(f"{previous} is unreadable ({exc}); use a fresh --out") from exc
     differing = [k for k, v in identity.items() if old.get(k) != v]
     if differing:
@@ -185,7 +185,7 @@ async def prepare_run(
         raise GazeInputError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     manifest = Path(manifest)
     rows = load_manifest(manifest)
-    outdir = Path(outdir)
+    outdir = claim_folder(outdir, empty=False)
     try:
         (outdir / "reports").mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from gaze.atomic import atomic_write_text, check_writable
+from gaze.atomic import atomic_write_text, claim_output, to_stdout
 from gaze.bench.methods import METHODS as RUN_METHODS
 from gaze.bench.score_cases import HEADLINE
 from gaze.cli.context_options import context_from, context_options
@@ -113,9 +113,10 @@ def score(
     """Score PREDICTIONS (JSONL or a folder of reports) against MANIFEST."""
     from gaze.bench.score_job import run_score
 
-    check_writable(out)
+    inputs = [manifest, predictions, *([versus] if versus else [])]
+    claim_output(out, "json", inputs)
     if write_judged is not None:
-        check_writable(write_judged)
+        claim_output(write_judged, "jsonl", inputs, [out])
     console = Console(stderr=True)
     if compat == "glide-code" and source_format != "glide":
         raise GazeInputError("--compat glide-code scores GLiDE's files: give --format glide")
@@ -166,10 +167,10 @@ def score(
         f"{protocol} · judge {judge} · {result['n_clips']} clips "
         f"({result['n_event_clips']} with events, {result['n_clean_clips']} clean)"
     )
-    Console().print(metrics_table(result, title))
+    Console(stderr=to_stdout(out)).print(metrics_table(result, title))
     if "versus" in result:
         diff = result["versus"]
-        Console().print(
+        Console(stderr=to_stdout(out)).print(
             metrics_table(
                 {**diff["difference"], "ci": diff["ci"]},
                 f"difference: {predictions} minus {versus} (paired)",
@@ -330,7 +331,7 @@ def screen_cmd(manifest: Path, predictions: Path, out: Path, label: str) -> None
     from gaze.bench.inputs import check_known_clips, load_manifest, load_predictions
     from gaze.bench.screening import screen
 
-    check_writable(out)
+    claim_output(out, "json", [manifest, predictions])
     rows = load_manifest(manifest, for_diagnosis=False)
     preds = load_predictions(predictions)
     check_known_clips(rows, preds, predictions)
@@ -348,7 +349,7 @@ def screen_cmd(manifest: Path, predictions: Path, out: Path, label: str) -> None
             for k in ("p_at_50", "bad_at_50", "pick1")
         )
     )
-    Console().print(table)
+    Console(stderr=to_stdout(out)).print(table)
 
 
 @bench.command("agreement")
@@ -384,7 +385,7 @@ def agreement_cmd(
     """PA/IA scores against human scores, and the generators ranked by predicted PA/IA."""
     from gaze.bench.judges_jobs import agreement
 
-    check_writable(out)
+    claim_output(out, "json", [manifest, predictions])
     result = agreement(
         manifest,
         predictions,
@@ -410,7 +411,7 @@ def agreement_cmd(
             r.get("under_rate"),
         ]
         table.add_row(axis.upper(), str(r["n"]), *("—" if v is None else f"{v:.3f}" for v in cells))
-    Console().print(table)
+    Console(stderr=to_stdout(out)).print(table)
     if result["skipped"]:
         Console(stderr=True).print(
             f"{len(result['skipped'])} human score(s) had no prediction "
@@ -428,10 +429,10 @@ def direction_cmd(manifest: Path, curves: Path, out: Path) -> None:
     """A progress judge's curves against rising/falling interval labels."""
     from gaze.bench.judges_jobs import direction_job
 
-    check_writable(out)
+    claim_output(out, "json", [manifest, curves])
     result = direction_job(manifest, curves)
     atomic_write_text(out, json.dumps(result, indent=2) + "\n")
     acc = "—" if result["accuracy"] is None else f"{result['accuracy']:.3f}"
-    Console().print(
+    Console(stderr=to_stdout(out)).print(
         f"macro-F1 {result['macro_f1']:.3f} · accuracy {acc} · {result['n']} steps evaluated"
     )

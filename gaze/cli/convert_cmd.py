@@ -5,13 +5,14 @@ format. What each conversion keeps and counts: docs/compat.md."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
 
-from gaze.atomic import atomic_write_text, check_writable
+from gaze.atomic import atomic_write_text, claim_folder, claim_output, inside
 from gaze.errors import GazeInputError
 from gaze.formats.convert import FROM_FORMATS, TO_FORMATS, Rows
 
@@ -69,9 +70,7 @@ def convert(
         raise GazeInputError("give one of --from FORMAT or --to FORMAT")
     if not source.exists():
         raise GazeInputError(f"no such file or folder: {source}")
-    for path in (out, summary_out, curves if source_format else None):
-        if path is not None:
-            check_writable(path)
+    _claim_outputs(source, source_format, target_format, out, summary_out, curves, manifest_for_fps)
     if target_format is not None:
         _export(source, target_format, out, curves, fps, manifest_for_fps)
         return
@@ -103,6 +102,51 @@ def convert(
         console.print(f"  left out ({count}): {reason}")
     for change, count in sorted(report["adjusted"].items()):
         console.print(f"  adjusted ({count}): {change}")
+
+
+FOLDER_TARGETS = ("robogaze", "robogaze-code")
+"""--to formats written as a folder of files, one a clip."""
+
+
+def _claim_outputs(
+    source: Path,
+    source_format: str | None,
+    target_format: str | None,
+    out: Path,
+    summary_out: Path | None,
+    curves: Path | None,
+    manifest_for_fps: Path | None,
+) -> None:
+    """Every output checked against the output policy (``gaze.atomic``) before any work: none is
+    an input or another output, none replaces what gaze did not write."""
+    inputs = [source, *([manifest_for_fps] if manifest_for_fps else [])]
+    if target_format is not None and curves is not None:
+        inputs.append(curves)  # --to prm reads the curves
+    if target_format in FOLDER_TARGETS:
+        claim_folder(out, inputs, empty=False)
+    else:
+        claim_output(out, "json" if target_format == "glide" else "jsonl", inputs)
+    written = [out]
+    if summary_out is not None:
+        claim_output(summary_out, "json", inputs, written)
+        written.append(summary_out)
+    if source_format is not None and curves is not None:
+        claim_output(curves, "jsonl", inputs, written)
+
+
+def _claim_files(out: Path, names: Sequence[tuple[str, ...]]) -> list[Path]:
+    """The files a folder output writes, each inside ``out`` (a clip id never leads out of it)
+    and each one gaze may replace; all checked before the first is written."""
+    targets = []
+    for parts in names:
+        folder = out.resolve()
+        for part in parts[:-1]:
+            folder = inside(folder, part)
+        target = inside(folder, parts[-1])
+        if target.exists() or target.is_symlink():
+            claim_output(target, "json")
+        targets.append(target)
+    return targets
 
 
 def _export(
@@ -173,16 +217,21 @@ def _write_original(
         fps_of = {}
     if fps is None and not any(fps_of.values()):
         raise GazeInputError("--to robogaze-code needs --manifest MANIFEST or --fps F for frames")
+    names = [
+        (str(row["clip_id"]), "report.json")
+        if kind == "predictions"
+        else (f"{row['clip_id']}.json",)
+        for row in rows
+    ]
+    targets = _claim_files(out, names)
     _mkdir(out)
-    for row in rows:
+    for row, target in zip(rows, targets, strict=True):
         clip_fps = fps_of.get(row["clip_id"]) or fps
         if kind == "predictions":
             document = report_document(Prediction.model_validate(row), clip_fps)
-            target = out / row["clip_id"] / "report.json"
             _mkdir(target.parent)
         else:
             document = ground_truth_document(ManifestClip.model_validate(row), clip_fps)
-            target = out / f"{row['clip_id']}.json"
         atomic_write_text(target, json.dumps(document, indent=2) + "\n")
 
 
@@ -199,8 +248,9 @@ def _write_clip_files(manifest: Path, out: Path) -> None:
     from gaze.formats.robogaze import clip_document
 
     rows = load_manifest(manifest, for_diagnosis=False)
+    targets = _claim_files(out, [(f"{row.clip_id}.json",) for row in rows])
     _mkdir(out)
-    for row in rows:
+    for row, target in zip(rows, targets, strict=True):
         document = clip_document(row, manifest.resolve().parent, out.resolve())
-        atomic_write_text(out / f"{row.clip_id}.json", json.dumps(document, indent=2) + "\n")
+        atomic_write_text(target, json.dumps(document, indent=2) + "\n")
     Console(stderr=True).print(f"{len(rows)} clip file(s) written to {out}")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from gaze.atomic import check_not_input, check_writable
+from gaze.atomic import claim_output, to_stdout
 from gaze.cli.context_options import context_from, context_options
 from gaze.cli.options import initial_frame_or_error, instruction_or_error
 from gaze.cli.progress_bar import GraphProgress
@@ -125,10 +125,14 @@ def diagnose(
     text = instruction_or_error(instruction)
     scene = initial_frame_or_error(initial_frame)
     inputs = [clip, *([Path(scene)] if scene else [])]
-    for target in (out, html_out):
-        if target is not None:
-            check_not_input(target, inputs)
-            check_writable(target)
+    if to_stdout(out):
+        raise GazeInputError("--json puts the report on standard output; --out names a file")
+    if to_stdout(html_out):
+        raise GazeInputError("--html names a file (a page is written beside its video)")
+    if out is not None:
+        claim_output(out, "json", inputs)
+    if html_out is not None:
+        claim_output(html_out, "html", inputs, [out] if out else [])
     request = ClipInput(
         clip_id=clip_id or clip.stem, video=str(clip), instruction=text, initial_frame=scene
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from gaze.atomic import claim_folder
 from gaze.errors import GazeInputError
 
 
@@ -15,7 +16,11 @@ from gaze.errors import GazeInputError
 @click.argument("outdir", type=click.Path(path_type=Path))
 @click.option("--count", type=int, default=8, show_default=True, help="Number of clips.")
 @click.option(
-    "--seed", type=int, default=0, show_default=True, help="Seed (same seed, same clips)."
+    "--seed",
+    type=click.IntRange(min=0, max=2**31 - 1),
+    default=0,
+    show_default=True,
+    help="Seed (same seed, same clips).",
 )
 @click.option(
     "--format",
@@ -33,7 +38,16 @@ from gaze.errors import GazeInputError
     "10-30 fps, 256-1280 px, h264/VP9; also freezes, glitches and duplicates.",
 )
 @click.option(
-    "--max-side", type=int, default=None, help="v2: largest frame side allowed (e.g. 640)."
+    "--max-side",
+    type=click.IntRange(min=16),
+    default=None,
+    help="v2: largest frame side allowed (e.g. 640).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Forge into a folder that holds an earlier forge's clips and manifest (replaced); a "
+    "folder holding anything else is still refused.",
 )
 @click.option(
     "--stage",
@@ -44,12 +58,23 @@ from gaze.errors import GazeInputError
     "flat table, the gripper sweeping across it, black, grey and white objects among coloured.",
 )
 def forge(
-    outdir: Path, count: int, seed: int, fmt: str, v2: bool, max_side: int | None, stage: str
+    outdir: Path,
+    count: int,
+    seed: int,
+    fmt: str,
+    v2: bool,
+    max_side: int | None,
+    stage: str,
+    force: bool,
 ) -> None:
-    """Write synthetic pick-and-place clips (clean and with injected failures) + manifest.jsonl."""
+    """Write synthetic pick-and-place clips (clean and with injected failures) + manifest.jsonl
+    into a new or empty folder."""
     console = Console(stderr=True)
     if stage != "varied" and not v2:
         raise GazeInputError("--stage belongs to forge v2: add --v2")
+    if count < 1:  # before the folder is looked at: nothing to forge is no reason to refuse it
+        raise GazeInputError("--count must be at least 1")
+    _claim(outdir, force)
     with console.status(f"forging {count} clips …"):
         if v2:
             from gaze.bench.forge2 import forge_set as forge_v2
@@ -65,3 +90,28 @@ def forge(
     console.print(
         f"wrote {len(rows)} clips ({clean} clean; {summary}) and {outdir / 'manifest.jsonl'}"
     )
+
+
+def _claim(outdir: Path, force: bool) -> None:
+    """A new or empty folder; with ``force``, also one holding only an earlier forge's output
+    (its manifest, every row made by gaze's forge, and the clips it names)."""
+    if not force:
+        claim_folder(outdir, empty=True)
+        return
+    claim_folder(outdir, empty=False)
+    if not outdir.is_dir():
+        return
+    from gaze.formats.jsonl import json_rows
+
+    manifest = outdir / "manifest.jsonl"
+    rows = [row for _, row in json_rows(manifest)] if manifest.is_file() else []
+    ours = {"manifest.jsonl", "forge.json"}
+    if all(str(r.get("generator", "")).startswith("gaze-forge") for r in rows):
+        ours |= {str(r.get("video")) for r in rows}
+    others = sorted(p.name for p in outdir.iterdir() if p.name not in ours)
+    if others:
+        raise GazeInputError(
+            f"{outdir} holds files an earlier forge did not write ({others[0]}"
+            f"{' and more' if len(others) > 1 else ''}); --force replaces only a forge's own "
+            "output (nothing there was touched)"
+        )

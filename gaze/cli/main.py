@@ -120,7 +120,16 @@ def run(argv: list[str] | None = None) -> int:
         return _fail(f"internal error: {type(exc).__name__}: {exc} (GAZE_DEBUG=1 for details)", 1)
 
 
+def _closed_streams_to_devnull() -> None:
+    """A command started with its standard output or error closed (``>&-``; Python then holds
+    None) writes its files as usual and says nothing, instead of failing on the first print."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
+
+
 def main() -> None:
+    _closed_streams_to_devnull()
     code = run()
     # Everything is written and closed by now; skipping the interpreter's teardown of a few
     # hundred modules (about 0.4 s) is time a user waits for nothing.

@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from gaze.atomic import atomic_write_text
+from gaze.atomic import atomic_write_text, to_stdout
 from gaze.environment import from_environment
 
 
@@ -60,7 +60,7 @@ def score_peer(
     table.add_column("value", justify="right")
     for key, value in _rows(result["summary"]):
         table.add_row(key, value)
-    Console().print(table)
+    Console(stderr=to_stdout(out)).print(table)
     left = result["left_out"]
     console.print(
         f"left out as the peer's code does: {len(left['reference_only'])} reference-only, "

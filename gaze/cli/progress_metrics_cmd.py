@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from gaze.atomic import atomic_write_text, check_writable
+from gaze.atomic import atomic_write_text, claim_output, to_stdout
 
 SHOWN = ("SR", "MP", "MC50", "PPL", "CRA", "STR", "DRR", "FNS", "SQS")
 
@@ -56,7 +56,7 @@ def metrics(
     """Process every curve and compute OPD metrics and per-model leaderboards."""
     from gaze.bench.judges_jobs import progress_metrics
 
-    check_writable(out)
+    claim_output(out, "json", [curves])
     result = progress_metrics(
         curves, v1=v1, success_source=success_source, compat=compat, source_format=source_format
     )
@@ -76,4 +76,4 @@ def metrics(
             str(row.get("n", row.get("num_cases"))),
             *("—" if row[k] is None else f"{row[k]:.3f}" for k in shown),
         )
-    Console().print(table)
+    Console(stderr=to_stdout(out)).print(table)

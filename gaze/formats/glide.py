@@ -76,7 +76,7 @@ def read_glide(
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise GazeInputError(f"no such file: {path}") from exc
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise GazeInputError(f"{path} is not a GLiDE JSON file: {exc}") from exc
     if not isinstance(data, list):
         raise GazeInputError(f"{path}: a GLiDE file is a JSON array of per-video objects")

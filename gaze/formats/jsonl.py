@@ -1,4 +1,7 @@
-"""JSON Lines files of objects, read with every bad line named (exit 2 on the first)."""
+"""The input policy for JSON: every JSON document or line a command reads goes through
+``parse_json``, so a malformed file (not JSON, nested past what the parser takes, too large) is
+one line naming the file and the line, never an internal error. JSON Lines files of objects are
+read with every bad line named (exit 2 on the first)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,32 @@ from pathlib import Path
 from typing import Any
 
 from gaze.errors import GazeInputError
+
+MAX_DOCUMENT_BYTES = 1 << 30
+"""A JSON document or line longer than this (1 GiB) is refused before it is parsed."""
+
+
+def parse_json(text: str | bytes, where: str) -> Any:
+    """``text`` parsed as JSON; GazeInputError naming ``where`` (a file and line) when it is not
+    JSON, is nested deeper than the parser recurses, or is larger than MAX_DOCUMENT_BYTES."""
+    if len(text) > MAX_DOCUMENT_BYTES:
+        raise GazeInputError(f"{where}: larger than {MAX_DOCUMENT_BYTES >> 20} MiB; not read")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GazeInputError(f"{where}: not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise GazeInputError(f"{where}: nested too deeply to read as JSON") from None
+
+
+def read_json(path: str | Path) -> Any:
+    """A whole JSON file, through ``parse_json``."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GazeInputError(f"cannot read {path}: {exc}") from exc
+    return parse_json(text, str(path))
 
 
 def json_rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
@@ -20,10 +49,7 @@ def json_rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise GazeInputError(f"{path} line {number}: not JSON ({exc.msg})") from exc
+        row = parse_json(line, f"{path} line {number}")
         if not isinstance(row, dict):
             raise GazeInputError(f"{path} line {number}: expected a JSON object")
         out.append((number, row))

@@ -29,7 +29,7 @@ def curve_values(row: dict[str, Any], where: str, base_dir: Path) -> tuple[Any, 
     path = path if path.is_absolute() else base_dir / path
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise GazeInputError(f"{where}: progress_path {path} is unreadable ({exc})") from None
     if isinstance(data, dict) and "progress" in data:
         data = data["progress"]

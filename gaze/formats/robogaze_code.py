@@ -236,7 +236,7 @@ def _sibling_meta(path: Path) -> dict[str, Any] | None:
     meta = path.parent / "video_meta.json"
     try:
         data = json.loads(meta.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 

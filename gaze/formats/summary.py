@@ -44,6 +44,6 @@ def read_json(path: Path, summary: ImportSummary, where: str) -> Any:
     summary.read += 1
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         summary.skip(where, f"unreadable ({type(exc).__name__})")
         return UNREADABLE

@@ -4,7 +4,6 @@ from the decoded clip, and join it at the report)."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any, cast
 
@@ -12,6 +11,7 @@ from langgraph.runtime import Runtime
 
 from gaze.agents import judges
 from gaze.errors import GazeInputError
+from gaze.formats.jsonl import parse_json
 from gaze.graph.context import GazeContext
 from gaze.graph.services import RunServices, services
 from gaze.graph.state import Failure, JudgeScoreRecord, State, Update
@@ -60,10 +60,12 @@ def recorded_curve(path: str, clip_id: str) -> list[float]:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise GazeInputError(f"progress_file {path}: {exc}") from exc
-    for line in lines:
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        row = json.loads(line)
+        row = parse_json(line, f"progress_file {path} line {number}")
+        if not isinstance(row, dict):
+            raise GazeInputError(f"progress_file {path} line {number}: expected a JSON object")
         if str(row.get("clip_id", row.get("case_id"))) == clip_id:
             return [float(v) for v in row["progress"]]
     raise GazeInputError(f"progress_file {path} has no curve for clip {clip_id!r}")

@@ -116,7 +116,7 @@ class TableJudge:
                 row = json.loads(line)
                 s = float(row["s"])
                 key = (str(row["a"]), str(row["b"]))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            except (json.JSONDecodeError, RecursionError, KeyError, TypeError, ValueError) as exc:
                 raise GazeInputError(
                     f"judge table {self.path} line {number}: expected {{'a', 'b', 's'}} ({exc})"
                 ) from exc

@@ -17,6 +17,7 @@ from importlib.resources import files
 from pathlib import Path
 from urllib.parse import quote
 
+from gaze.atomic import GENERATOR_MARK
 from gaze.metrics.progress import drawdown_spans, unify
 from gaze.report.keyframes import (
     EVENT_SIDE,
@@ -56,7 +57,7 @@ def html_page(title: str, body: str, styles: str, script: str) -> str:
     """A self-contained page: styles and script inline, and no request leaving it (the favicon
     is an empty data URL)."""
     return (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{GENERATOR_MARK}"
         "<meta name='viewport' content='width=device-width,initial-scale=1'>"
         "<link rel='icon' href='data:,'>"
         f"<title>{escape(title)}</title><style>{styles}</style></head><body>{body}"

@@ -73,6 +73,8 @@ class DecodedClip:
 def check_video_path(path: Path) -> None:
     """Reject what cannot be a video before handing it to the decoder."""
     if not path.exists():
+        if path.is_symlink():
+            raise GazeInputError(f"{path} is a link that leads to no file (a loop, or gone)")
         raise GazeInputError(f"no such file: {path}")
     if path.is_dir():
         raise GazeInputError(f"{path} is a directory, not a video file")

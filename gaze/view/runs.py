@@ -67,7 +67,7 @@ def run_label(info: dict[str, Any], folder: Path) -> str:
 def _read_json(path: Path, problems: list[str]) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         problems.append(f"{path.name}: {exc}")
         return None
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gaze.atomic import atomic_write_text
+from gaze.atomic import atomic_write_text, claim_folder, claim_output
 from gaze.errors import GazeInputError
 from gaze.report.html import render_html
 from gaze.view.compare import clip_folder, compare_html
@@ -37,6 +37,20 @@ def _distinct_labels(runs: Sequence[RunData]) -> None:
             run.label = f"{run.label} ({run.folder.name})"
 
 
+def _claim_site(folder: Path, inputs: Sequence[Path]) -> None:
+    """The site's folder is new, empty or an earlier site (its index a page gaze wrote), and
+    holds none of the runs it shows: a user's own folder is never filled with pages."""
+    claim_folder(folder, inputs, empty=False)
+    if folder.is_dir() and any(folder.iterdir()):
+        index = folder / "index.html"
+        if not index.is_file():
+            raise GazeInputError(
+                f"{folder} holds files but no site gaze wrote (no index.html); name a new or "
+                "empty folder (nothing there was touched)"
+            )
+        claim_output(index, "html")
+
+
 def build_site(
     rundirs: Sequence[Path],
     out: Path | None = None,
@@ -54,6 +68,7 @@ def build_site(
         )
     _distinct_labels(runs)
     site = Site(Path(out) if out is not None else Path(rundirs[0]) / "view")
+    _claim_site(site.folder, [*rundirs, *scores])
     try:
         for index in range(len(runs)):
             (site.folder / clip_folder(index)).mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
+from gaze.atomic import mode_for
 
 MIN_ENCODER_SIDE = 16
 """FFmpeg's encoders inside OpenCV abort the process on tiny frames; refuse them first."""
@@ -44,6 +45,7 @@ def write_video(frames: list[np.ndarray], path: Path, fps: float) -> None:
             writer.release()
         else:
             raise ValueError(f"unsupported video suffix {suffix!r}")
+        os.chmod(tmp, mode_for(path))  # mkstemp makes 0600: the umask's mode, as any file
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

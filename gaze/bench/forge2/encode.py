@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
+from gaze.atomic import mode_for
+
 
 @dataclass(frozen=True)
 class Codec:
@@ -56,6 +58,7 @@ def encode(frames: list[np.ndarray], path: Path, fps: float, codec: str, quality
                     container.mux(packet)
             for packet in stream.encode():
                 container.mux(packet)
+        os.chmod(tmp, mode_for(path))  # mkstemp makes 0600: the umask's mode, as any file
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
