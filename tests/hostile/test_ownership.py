@@ -74,6 +74,8 @@ def home(tmp_path: Path, forge_dir: Path) -> Path:
     for name, clip_id in (("escaping.jsonl", "../escaped"), ("absolute.jsonl", str(h / "abs"))):
         jsonl(h / name, [{"clip_id": clip_id, "events": []}])
     (h / "huge.png").write_bytes(_png_header(65536, 65536))
+    os.mkfifo(h / "pipe")
+    (h / "deep_scores.json").write_text('{"recall": ' + _deep() + "}")
     user = h / "home_files"
     user.mkdir()
     (user / "thesis.tex").write_text("\\section{Results}\n")
@@ -214,7 +216,14 @@ CASES: dict[str, Args] = {
     "forge onto a file": _case("forge", H("notes.txt"), "--count", "1"),
     "forge --force over a folder of the user's files": _case(
         "forge", H("home_files"), "--count", "1", "--force"),
+    "bench score onto a named pipe": _case(
+        "bench", "score", H("m.jsonl"), H("p.jsonl"), "--out", H("pipe")),
+    "progress metrics onto a folder": _case(
+        "progress", "metrics", H("c.jsonl"), "--out", H("forged")),
     # malformed inputs
+    "clip info on a link to itself": _case("clip", "info", H("loop.mp4")),
+    "view a run with a scores file nested 5000 deep": _case(
+        "view", H("run"), "--scores", H("deep_scores.json"), "--out", H("site")),
     "diagnose with an image whose header claims 4 billion pixels": _case(
         "diagnose", H("clip.mp4"), "-i", "pick", "--initial-frame", H("huge.png")),
     "diagnose a link to itself": _case("diagnose", H("loop.mp4"), "-i", "pick"),
