@@ -91,3 +91,29 @@ def test_page_lays_out_at_desktop_and_phone_width(diagnosed, browser_page, tmp_p
     assert shot.stat().st_size > 10_000
     assert overflow <= 0, "the page itself never scrolls sideways (wide charts scroll inside)"
     assert watched.errors == []
+
+
+@pytest.mark.parametrize("source", ["demo", "forge"])
+def test_the_demo_and_a_default_forge_clip_play_in_the_browser(source, browser_page, tmp_path):
+    """`gaze diagnose --demo --html` (the first page a newcomer opens) and a clip `gaze forge`
+    writes by default play: H.264, which Chromium decodes (the shipped demo and forge v1's .mp4
+    were MPEG-4 Part 2, and the page said "This browser cannot play the video")."""
+    page = tmp_path / "page.html"
+    if source == "demo":
+        args = ["diagnose", "--demo", "--html", str(page)]
+    else:
+        assert run(["forge", str(tmp_path / "f"), "--count", "1"]) == 0
+        clip = next((tmp_path / "f").glob("*.mp4"))
+        args = ["diagnose", str(clip), "-i", "pick", "--html", str(page)]
+    assert run(args) == 0
+    watched = browser_page(1280)
+    watched.page.goto(page.as_uri())
+    watched.page.wait_for_function(
+        "(() => { const v = document.getElementById('player');"
+        " return v.error !== null || v.readyState >= 2; })()"
+    )
+    state = watched.page.evaluate(
+        "(() => { const v = document.getElementById('player');"
+        " return [v.error && v.error.code, v.videoWidth]; })()"
+    )
+    assert state == [None, 320]
