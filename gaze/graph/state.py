@@ -11,11 +11,13 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, NotRequired, get_args, get_origin, get_type_hints
 
+from pydantic import ConfigDict, WithJsonSchema, with_config
 from typing_extensions import TypedDict
 
 from gaze.models.caller import CallRecord
 from gaze.models.structured import Structured
 from gaze.schema.codebook import DimensionName
+from gaze.schema.export import report_schema_inlined
 from gaze.schema.records import (
     CheckedHypothesis,
     ClipRecord,
@@ -56,6 +58,7 @@ __all__ = [
 ]
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))  # Studio shows each field's text
 class InputState(TypedDict):
     """What a caller provides."""
 
@@ -69,10 +72,12 @@ class InputState(TypedDict):
     """Identifier used in the report (default: the file name)."""
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))
 class OutputState(TypedDict):
     """What a run returns: the report as JSON data (``gaze.schema.Report``)."""
 
-    report: dict[str, Any]
+    report: Annotated[dict[str, Any], WithJsonSchema(report_schema_inlined())]
+    """The diagnostic report (its schema is the Report model's, as Studio shows it)."""
 
 
 class Update(TypedDict, total=False):

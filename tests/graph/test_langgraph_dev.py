@@ -119,7 +119,13 @@ def test_dev_server_publishes_input_output_and_context_schemas(dev_server):
     (assistant,) = call(dev_server + "/assistants/search", {"graph_id": "diagnose"})
     schemas = call(f"{dev_server}/assistants/{assistant['assistant_id']}/schemas")
     assert schemas["input_schema"]["required"] == ["video", "instruction"]
-    assert "report" in schemas["output_schema"]["properties"]
+    video = schemas["input_schema"]["properties"]["video"]
+    assert video["description"].startswith("Path of the clip")
+    # the output is the report's schema, not {"type": "object"}: Studio can show its fields
+    report = schemas["output_schema"]["properties"]["report"]
+    assert {"clip_id", "events", "assessment", "manifest"} <= set(report["properties"])
+    event = report["properties"]["events"]["items"]
+    assert {"type", "start_s", "end_s", "severity"} <= set(event["properties"])
     context = schemas["context_schema"]["properties"]
     assert context["top_k"]["default"] == 3
     assert "Dimensions the router keeps" in context["top_k"]["description"]
