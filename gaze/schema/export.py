@@ -31,7 +31,8 @@ def inlined_schema(schema: dict[str, Any]) -> dict[str, Any]:
             return [walk(v) for v in node]
         return node
 
-    return walk(schema)  # type: ignore[no-any-return]
+    inlined: dict[str, Any] = walk(schema)
+    return inlined
 
 
 def report_schema_inlined() -> dict[str, Any]:
