@@ -16,6 +16,7 @@ from gaze.bench.score_cases import HEADLINE
 from gaze.cli.context_options import context_from, context_options
 from gaze.environment import from_environment
 from gaze.errors import GazeInputError
+from gaze.report.fit import print_fitted
 
 
 @click.group()
@@ -396,9 +397,8 @@ def agreement_cmd(
     )
     atomic_write_text(out, json.dumps(result, indent=2) + "\n")
     title = "agreement with human scores" + (f" (compat {compat})" if compat else "")
-    table = Table(title=title, title_justify="left")
-    for name in ("axis", "n", "pearson", "spearman", "exact", "within_1", "mse", "over", "under"):
-        table.add_column(name, justify="right")
+    headers = ["axis", "n", "pearson", "spearman", "exact", "within_1", "mse", "over", "under"]
+    rows = []
     for axis in ("pa", "ia"):
         r = result[axis]
         cells = [
@@ -410,8 +410,8 @@ def agreement_cmd(
             r.get("over_rate"),
             r.get("under_rate"),
         ]
-        table.add_row(axis.upper(), str(r["n"]), *("—" if v is None else f"{v:.3f}" for v in cells))
-    Console(stderr=to_stdout(out)).print(table)
+        rows.append([axis.upper(), str(r["n"]), *("—" if v is None else f"{v:.3f}" for v in cells)])
+    print_fitted(Console(stderr=to_stdout(out)), title, headers, rows, right=headers)
     if result["skipped"]:
         Console(stderr=True).print(
             f"{len(result['skipped'])} human score(s) had no prediction "

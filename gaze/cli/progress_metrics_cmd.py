@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from gaze.atomic import atomic_write_text, claim_output, to_stdout
+from gaze.report.fit import print_fitted
 
 SHOWN = ("SR", "MP", "MC50", "PPL", "CRA", "STR", "DRR", "FNS", "SQS")
 
@@ -62,18 +62,19 @@ def metrics(
     )
     atomic_write_text(out, json.dumps(result, indent=2) + "\n")
     label = f"compat {result['compat'].split(':')[0]}" if compat else result["mode"]
-    table = Table(
-        title=f"OPD leaderboard ({label}, mean over eligible rollouts)", title_justify="left"
-    )
-    table.add_column("model")
-    table.add_column("n", justify="right")
     shown = [("M50" if k == "MC50" else k) for k in SHOWN] if compat else list(SHOWN)
-    for name in shown:
-        table.add_column(name, justify="right")
-    for row in result["leaderboard"]["mean"]:
-        table.add_row(
-            row["model"],
+    rows = [
+        [
+            str(row["model"]),
             str(row.get("n", row.get("num_cases"))),
             *("—" if row[k] is None else f"{row[k]:.3f}" for k in shown),
-        )
-    Console(stderr=to_stdout(out)).print(table)
+        ]
+        for row in result["leaderboard"]["mean"]
+    ]
+    print_fitted(
+        Console(stderr=to_stdout(out)),
+        f"OPD leaderboard ({label}, mean over eligible rollouts)",
+        ["model", "n", *shown],
+        rows,
+        right=["n", *shown],
+    )

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from gaze.cli.options import print_json
 from gaze.schema.codebook import LoadedCodebook, load_codebook
@@ -39,6 +41,34 @@ def codebook_json(loaded: LoadedCodebook) -> dict:
     }
 
 
+WIDE = 120
+"""Below this many columns the codebook is a list, not tables: at 80 a table cut type names
+('failed_…') and squeezed each definition into a column a word wide."""
+
+
+def _marks(evidence_limiting: bool, residual: bool) -> str:
+    return (" [dim](evidence-limiting)[/dim]" if evidence_limiting else "") + (
+        " [dim](residual)[/dim]" if residual else ""
+    )
+
+
+def _as_list(console: Console, loaded: LoadedCodebook) -> None:
+    """Each type as a heading line (name, severity, marks) and its two texts wrapped beneath."""
+    book = loaded.codebook
+    for dim in book.dimensions:
+        console.print(f"\n[bold underline]{dim.name}[/bold underline]  [dim]({dim.group})[/dim]")
+        for t in dim.types:
+            marks = _marks(t.evidence_limiting, t.residual)
+            console.print(f"\n  [bold]{t.name}[/bold]  severity {t.default_severity}{marks}")
+            console.print(Padding(Text(t.definition), (0, 0, 0, 4)))
+            console.print(
+                Padding(Text("Use instead: " + t.exclusion_rule, style="dim"), (0, 0, 0, 4))
+            )
+    console.print("\n[bold underline]severity[/bold underline]")
+    for lvl in book.severity_rubric:
+        console.print(Padding(Text(f"{lvl.level} {lvl.label}: {lvl.definition}"), (0, 0, 0, 2)))
+
+
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the codebook as JSON.")
 def schema(as_json: bool) -> None:
@@ -50,6 +80,9 @@ def schema(as_json: bool) -> None:
     console = Console()
     book = loaded.codebook
     console.print(f"[bold]{book.name}[/bold] v{book.version}  [dim]{loaded.hash}[/dim]")
+    if console.width < WIDE:
+        _as_list(console, loaded)
+        return
     for dim in book.dimensions:
         table = Table(
             title=f"{dim.name}  [dim]({dim.group})[/dim]",
@@ -62,9 +95,7 @@ def schema(as_json: bool) -> None:
         table.add_column("definition", ratio=3)
         table.add_column("use instead when", ratio=2)
         for t in dim.types:
-            marks = (" [dim](evidence-limiting)[/dim]" if t.evidence_limiting else "") + (
-                " [dim](residual)[/dim]" if t.residual else ""
-            )
+            marks = _marks(t.evidence_limiting, t.residual)
             table.add_row(
                 f"[bold]{t.name}[/bold]{marks}",
                 str(t.default_severity),
