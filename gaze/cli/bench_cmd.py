@@ -24,8 +24,15 @@ def bench() -> None:
     """Benchmark evaluators and generators against human annotations."""
 
 
+def _short(path: Path) -> str:
+    """A file as a table title names it: its folder and name, not the whole path (a long path
+    broke the title across lines at 80 columns)."""
+    return str(Path(path.parent.name) / path.name) if path.parent.name else path.name
+
+
 def metrics_table(result: dict, title: str) -> Table:
-    table = Table(title=title, title_justify="left")
+    # as wide as its title, so the title stays on one line where the terminal allows
+    table = Table(title=title, title_justify="left", min_width=len(title) + 1)
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("95% interval", justify="right")
@@ -164,17 +171,18 @@ def score(
             source_format=source_format,
         )
     atomic_write_text(out, json.dumps(result, indent=2) + "\n")
+    judge_name = f"table:{_short(Path(judge[6:]))}" if judge.startswith("table:") else judge
     title = (
-        f"{protocol} · judge {judge} · {result['n_clips']} clips "
+        f"{protocol} · judge {judge_name} · {result['n_clips']} clips "
         f"({result['n_event_clips']} with events, {result['n_clean_clips']} clean)"
     )
     Console(stderr=to_stdout(out)).print(metrics_table(result, title))
-    if "versus" in result:
+    if "versus" in result and versus is not None:
         diff = result["versus"]
         Console(stderr=to_stdout(out)).print(
             metrics_table(
                 {**diff["difference"], "ci": diff["ci"]},
-                f"difference: {predictions} minus {versus} (paired)",
+                f"difference: {_short(predictions)} minus {_short(versus)} (paired)",
             )
         )
     for flag, meaning in (

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
@@ -15,6 +17,27 @@ from rich.text import Text
 from gaze.schema.report import Report
 
 SEVERITY_STYLE = {1: "dim", 2: "cyan", 3: "yellow", 4: "bold red", 5: "bold white on red"}
+
+
+PROBLEMS_LISTED = 5
+"""Up to this many problems are printed one a line; more are counted by kind (a 60 s clip's
+model run printed 21 'lies outside its segment' lines), and all stay in the JSON report."""
+
+
+def _kind(problem: str) -> str:
+    """What went wrong, without where and which: the last clause, numbers in brackets dropped."""
+    reason = problem.rsplit(": ", 1)[-1]
+    words = " ".join(re.sub(r"\([^)]*\)", "", reason).split())
+    return words.replace(" ;", ";").replace("; ", ", ")
+
+
+def problem_lines(problems: Sequence[str]) -> list[str]:
+    """The report's problems as the terminal shows them: each, or a count per kind."""
+    if len(problems) <= PROBLEMS_LISTED:
+        return list(problems)
+    kinds = Counter(_kind(p) for p in problems)
+    counted = "; ".join(f"{n} x {kind}" for kind, n in kinds.most_common())
+    return [f"{len(problems)} problems ({counted}); each is listed in the JSON report"]
 
 
 def severity_level(severity: float) -> int:
@@ -157,8 +180,7 @@ def render(report: Report, console: Console) -> None:
                 style="dim",
             )
         )
-    for problem in report.problems:
-        notes.append(Text(f"problem: {problem}", style="red"))
+    notes.extend(Text(f"problem: {line}", style="red") for line in problem_lines(report.problems))
     for warning in info.warnings if info else []:
         notes.append(Text(f"warning: {warning}", style="yellow"))
     if report.flags:

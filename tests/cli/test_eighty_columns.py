@@ -68,3 +68,17 @@ def test_agreement_at_80_columns_shows_every_number_whole(tmp_path: Path):
         keys = ("pearson", "spearman", "exact", "within_1", "mse", "over_rate", "under_rate")
         for number in _numbers([r.get(k) for k in keys]):
             assert number in proc.stdout
+
+
+def test_a_long_path_never_breaks_a_table_title(tmp_path: Path):
+    deep = tmp_path / ("runs_of_a_long_study_name_" * 3) / "first"
+    other = tmp_path / ("runs_of_a_long_study_name_" * 3) / "second"
+    deep.mkdir(parents=True)
+    other.mkdir(parents=True)
+    manifest = jsonl(tmp_path / "m.jsonl", manifest_rows())
+    rows = [{"clip_id": r["clip_id"], "events": []} for r in manifest_rows()]
+    first, second = jsonl(deep / "p.jsonl", rows), jsonl(other / "p.jsonl", rows)
+    proc = gaze_cli("bench", "score", str(manifest), str(first), "--versus", str(second),
+                    "--out", str(tmp_path / "s.json"), "--bootstrap", "50", env=NARROW)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "difference: first/p.jsonl minus second/p.jsonl (paired)" in proc.stdout

@@ -68,3 +68,23 @@ def test_width_comes_from_columns_or_a_terminal(monkeypatch):
     assert terminal_width() == 93
     monkeypatch.setenv("COLUMNS", "wide")
     assert terminal_width(default=77) in (77, *range(1, 10_000))
+
+
+def test_many_problems_are_counted_by_kind_and_a_few_listed():
+    """A 60 s clip's model run printed 21 'lies outside its segment' lines; past
+    PROBLEMS_LISTED they are counted by kind (every one stays in the JSON report)."""
+    many = [
+        f"w{i}/physical_plausibility hypothesis 0 (object_teleportation {i}-{i + 1} s): lies "
+        f"outside its segment ({4 * i:g}-{4 * i + 4:g} s); dropped"
+        for i in range(19)
+    ] + ["w3/visual_quality hypothesis 1 (blur 5-4 s): ends before it starts; dropped"] * 2
+    text = io.StringIO()
+    render(report().model_copy(update={"problems": many}), Console(file=text, width=100))
+    out = text.getvalue()
+    assert out.count("problem:") == 1
+    assert "21 problems (19 x lies outside its segment, dropped; 2 x ends before it starts" in (
+        " ".join(out.split())
+    )
+    text = io.StringIO()
+    render(report().model_copy(update={"problems": many[:3]}), Console(file=text, width=200))
+    assert text.getvalue().count("problem:") == 3  # a few are each shown as they are
