@@ -21,6 +21,7 @@ from gaze.atomic import atomic_write_text, claim_folder, inside
 from gaze.bench.baselines import BASELINE_PROMPTS, b2_temperature, run_baseline
 from gaze.bench.inputs import load_manifest, video_path
 from gaze.bench.methods import METHODS
+from gaze.bench.selection import Selection, select_rows
 from gaze.errors import GazeInputError
 from gaze.graph.context import GazeContext
 from gaze.models.caller import Caller, usage_totals
@@ -167,6 +168,8 @@ class PreparedRun:
     samples: int
     caller: Caller
     """One caller for the whole run: one cache, one limit on requests in flight."""
+    selection: dict[str, Any] | None = None
+    """The clip filter (``gaze.bench.selection``) and how many clips it chose of how many."""
 
 
 async def prepare_run(
@@ -178,6 +181,7 @@ async def prepare_run(
     samples: int = 5,
     preflight: bool = True,
     backbones: Mapping[str, Backbone] | None = None,
+    selection: Selection | None = None,
 ) -> PreparedRun:
     """Validate the manifest, the output folder (and any earlier run in it) and every backbone;
     bad input fails here, in one line, before any clip work."""
@@ -185,6 +189,7 @@ async def prepare_run(
         raise GazeInputError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     manifest = Path(manifest)
     rows = load_manifest(manifest)
+    chosen = select_rows(rows, selection) if selection and selection.filters else rows
     outdir = claim_folder(outdir, empty=False)
     try:
         (outdir / "reports").mkdir(parents=True, exist_ok=True)
@@ -199,7 +204,8 @@ async def prepare_run(
     # bad model names and keys fail here; each backbone's start-up check runs before its first
     # uncached request (a rerun answered from the cache needs no server)
     caller = await asyncio.to_thread(run_caller, method, ctx, backbones, preflight)
-    return PreparedRun(manifest, rows, method, outdir, ctx, identity, samples, caller)
+    record = selection.record(len(chosen), len(rows)) if selection and selection.filters else None
+    return PreparedRun(manifest, chosen, method, outdir, ctx, identity, samples, caller, record)
 
 
 def run_caller(
@@ -366,6 +372,8 @@ def write_run_manifest(
         "failed": summary.failed,
         **totals,
     }
+    if plan.selection:
+        run_manifest["selection"] = plan.selection
     if endpoints:  # how the fleet carried the run: requests, failures, times down, per endpoint
         run_manifest["endpoints"] = endpoints
     if executor:

@@ -229,6 +229,24 @@ def score(
     help="Clips in flight at once (--concurrency bounds backbone requests, all clips together).",
 )
 @click.option(
+    "--only",
+    multiple=True,
+    metavar="GLOB",
+    help="Run only the clips whose id matches (repeatable; shell glob, e.g. 'droid_*').",
+)
+@click.option(
+    "--skip",
+    multiple=True,
+    metavar="GLOB",
+    help="Leave out the clips whose id matches (repeatable).",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="At most N clips (after --only/--skip).",
+)
+@click.option(
     "--samples",
     type=click.IntRange(1, 50),
     default=5,
@@ -267,6 +285,9 @@ def run_cmd(
     out: Path,
     roles: tuple[str, ...],
     clips: int,
+    only: tuple[str, ...],
+    skip: tuple[str, ...],
+    limit: int | None,
     samples: int,
     executor: str,
     ray_address: str | None,
@@ -278,6 +299,7 @@ def run_cmd(
     import asyncio
 
     from gaze.bench.run import RunSummary, execute_run, prepare_run
+    from gaze.bench.selection import Selection
     from gaze.cli.progress_bar import BatchProgress
     from gaze.environment import ENVIRONMENT
     from gaze.models.registry import parse_role_bindings
@@ -298,7 +320,8 @@ def run_cmd(
         import_ray()  # a missing extra fails before any work
 
     async def main() -> RunSummary:
-        plan = await prepare_run(manifest, method, out, ctx, samples=samples)
+        selection = Selection(only, skip, limit)
+        plan = await prepare_run(manifest, method, out, ctx, samples=samples, selection=selection)
         with BatchProgress(Console(stderr=True), len(plan.rows), method) as progress:
             if executor == "ray":
                 from gaze.bench.ray_run import execute_on_ray

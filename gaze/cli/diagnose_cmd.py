@@ -157,5 +157,7 @@ def diagnose(
         sys.stdout.write(report_json(report))
     else:
         render(report, report_console())
-        if out is not None:
-            status.print(f"report written to {out}")
+    if out is not None:
+        status.print(f"report written to {out}")
+    if html_out is not None:
+        status.print(f"page written to {html_out}")

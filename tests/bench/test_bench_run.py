@@ -376,3 +376,25 @@ def test_other_methods_still_need_a_model(small_manifest, tmp_path, capsys):
     code = run(["bench", "run", str(small_manifest), "--method", "cot", "--out", str(tmp_path)])
     assert code == 2
     assert "needs a model" in one_line_error(capsys.readouterr().err)
+
+
+def test_only_skip_and_limit_choose_the_clips_and_run_json_records_them(forge_dir, tmp_path):
+    """`bench run --only/--skip/--limit`: globs on clip ids, then a count, recorded in run.json;
+    a filter that leaves nothing is one line (exit 2)."""
+    from gaze.cli.main import run
+
+    manifest = str(forge_dir / "manifest.jsonl")
+    out = tmp_path / "run"
+    args = ["bench", "run", manifest, "--method", "pixel", "--out", str(out)]
+    assert run([*args, "--only", "*_clean", "--only", "*_teleportation", "--skip", "*clean"]) == 0
+    info = json.loads((out / "run.json").read_text())
+    assert info["clips"] == 1 and info["selection"]["chosen"] == 1
+    assert info["selection"]["only"] == ["*_clean", "*_teleportation"]
+    assert [p.stem.rsplit("_", 1)[-1] for p in (out / "reports").glob("*.json")] == [
+        "teleportation"
+    ]
+    limited = tmp_path / "limited"
+    assert run(["bench", "run", manifest, "--method", "pixel", "--out", str(limited),
+                "--limit", "2"]) == 0  # fmt: skip
+    assert len(list((limited / "reports").glob("*.json"))) == 2
+    assert run([*args, "--only", "no_such_clip"]) == 2

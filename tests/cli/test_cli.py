@@ -252,3 +252,13 @@ def test_light_commands_import_no_heavy_library(args, forge_dir, forge_rows):
         [sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=60
     )
     assert proc.stderr.strip().splitlines()[-1] == "HEAVY [] 0", proc.stderr
+
+
+def test_html_prints_the_path_it_wrote(tmp_path, capsys):
+    """`--html` says where the page went, with the terminal report and with --json alike."""
+    page = tmp_path / "page.html"
+    for extra in ([], ["--json"]):
+        page.unlink(missing_ok=True)
+        assert run(["diagnose", "--demo", "--html", str(page), *extra]) == 0
+        assert f"page written to {page}" in " ".join(capsys.readouterr().err.split())
+        assert page.is_file()
