@@ -310,10 +310,20 @@ async def execute_run(
                 if on_progress:
                     on_progress(row.clip_id, None, summary.failed[row.clip_id])
 
+    finished = False
     try:
         await asyncio.gather(*(one(row) for row in rows))
+        finished = True
     finally:
         await caller.aclose()
+        if not finished:  # Ctrl-C or a cancelled task: what was done is still recorded
+            write_run_manifest(
+                plan,
+                summary,
+                started_at=started_at,
+                wall_time_s=time.perf_counter() - started,
+                interrupted=True,
+            )
     if config_error:
         raise config_error[0]
     pools = {id(b): b for b in caller.bindings.values() if isinstance(b, EndpointPool)}
@@ -335,8 +345,10 @@ def write_run_manifest(
     wall_time_s: float,
     endpoints: dict[str, Any] | None = None,
     executor: dict[str, Any] | None = None,
+    interrupted: bool = False,
 ) -> None:
-    """``run.json``: the run's identity, outcome and totals summed over its reports."""
+    """``run.json``: the run's identity, outcome and totals summed over its reports (also when
+    the run was ``interrupted``: the reports written so far count, the rest run on resume)."""
     rows, reports = plan.rows, plan.outdir / "reports"
     summed = (
         "input_tokens",
@@ -374,6 +386,8 @@ def write_run_manifest(
     }
     if plan.selection:
         run_manifest["selection"] = plan.selection
+    if interrupted:
+        run_manifest["interrupted"] = True
     if endpoints:  # how the fleet carried the run: requests, failures, times down, per endpoint
         run_manifest["endpoints"] = endpoints
     if executor:

@@ -398,3 +398,31 @@ def test_only_skip_and_limit_choose_the_clips_and_run_json_records_them(forge_di
                 "--limit", "2"]) == 0  # fmt: skip
     assert len(list((limited / "reports").glob("*.json"))) == 2
     assert run([*args, "--only", "no_such_clip"]) == 2
+
+
+def test_an_interrupted_run_still_writes_run_json(forge_dir, tmp_path):
+    """Ctrl-C during `bench run` (SIGINT to the command, as a terminal sends it): the reports
+    written so far stay, and run.json records them and that the run was interrupted; a resume
+    then redoes only the rest."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "run"
+    args = [sys.executable, "-m", "gaze", "bench", "run", str(forge_dir / "manifest.jsonl"),
+            "--method", "pixel", "--out", str(out), "--clips", "1"]  # fmt: skip
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list((out / "reports").glob("*.json")):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    info = json.loads((out / "run.json").read_text())
+    written = len(list((out / "reports").glob("*.json")))
+    assert info["interrupted"] is True and 1 <= info["done"] == written < info["clips"]
+    resumed = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    again = json.loads((out / "run.json").read_text())
+    assert "interrupted" not in again and again["resumed"] == written
