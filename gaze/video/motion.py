@@ -93,9 +93,8 @@ def global_shift(earlier: np.ndarray, later: np.ndarray) -> tuple[float, float, 
 def _aligned(
     earlier: np.ndarray, later: np.ndarray, dx: float, dy: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``earlier`` carried by (dx, dy), the pixels that still change against ``later`` and the
-    pixels the carrying itself changes (the structure a camera moving so would move), both
-    where the carried frame covers the picture."""
+    """``earlier`` carried by (dx, dy), the pixels that still change against ``later`` (where
+    the carried frame covers the picture), and that cover."""
     h, w = earlier.shape[:2]
     carry = np.array([[1, 0, dx], [0, 1, dy]], dtype=np.float32)
     moved = cv2.warpAffine(
@@ -106,9 +105,13 @@ def _aligned(
     )
     covered = np.asarray(cv2.erode(footprint, np.ones((3, 3), np.uint8), iterations=EDGE_PX)) > 0
     moved = np.asarray(moved)
-    still_changes = (channel_change(later, moved) > CHANGE_LEVEL) & covered
-    structure = (channel_change(earlier, moved) > CHANGE_LEVEL) & covered
-    return moved, still_changes, structure
+    return moved, (channel_change(later, moved) > CHANGE_LEVEL) & covered, covered
+
+
+def _structure(earlier: np.ndarray, moved: np.ndarray, covered: np.ndarray) -> np.ndarray:
+    """The pixels the carrying itself changes: the structure a camera moving so would move."""
+    structure: np.ndarray = (channel_change(earlier, moved) > CHANGE_LEVEL) & covered
+    return structure
 
 
 def _moved_share(raw: np.ndarray, structure: np.ndarray) -> float:
@@ -156,8 +159,10 @@ def aligned_step(
     if flow is not None and not agrees and np.hypot(*flow) >= MIN_SHIFT_PX:
         tries.append((flow[0], flow[1], FLOW_KEEP_RATIO))
     for x, y, keep in tries:
-        moved, aligned, structure = _aligned(earlier, later, x, y)
-        if aligned.sum() <= keep * raw.sum() and background_moved(raw, structure):
+        moved, aligned, covered = _aligned(earlier, later, x, y)
+        if aligned.sum() <= keep * raw.sum() and background_moved(
+            raw, _structure(earlier, moved, covered)
+        ):
             return AlignedStep(moved, aligned, (round(x, 3), round(y, 3)))
     return AlignedStep(earlier, raw, (0.0, 0.0))
 
