@@ -35,7 +35,8 @@ EARLIER_PAGE_START = (
 """How pages gaze wrote before GENERATOR_MARK began (2026-12-03): also its own to replace."""
 SNIFF_BYTES = 1 << 16
 """How much of an existing file is read to tell what kind it is."""
-KINDS = ("json", "jsonl", "html")
+KINDS = {"json": "a JSON file", "jsonl": "a JSON Lines file", "html": "a page gaze wrote"}
+"""The kinds of output ``claim_output`` knows, and what an existing file must be to be replaced."""
 
 
 def check_writable(path: str | Path) -> Path:
@@ -61,8 +62,7 @@ def check_writable(path: str | Path) -> Path:
 
 
 def check_not_input(target: str | Path, inputs: Sequence[str | Path]) -> None:
-    """Refuse an output path that is one of the inputs (``--out clip.mp4`` would destroy it), or
-    a folder output that holds one."""
+    """Refuse an output path that is one of the inputs (``--out clip.mp4`` would destroy it)."""
     target = Path(target)
     for source in map(Path, inputs):
         if target.exists() and source.exists() and os.path.samefile(target, source):
@@ -105,13 +105,13 @@ def claim_output(
     if kind not in KINDS:
         raise ValueError(f"unknown output kind {kind!r}")
     path = Path(path)
-    if str(path) == STDOUT:
-        if any(str(o) == STDOUT for o in outputs):
+    if to_stdout(path):
+        if any(map(to_stdout, outputs)):
             raise GazeInputError("only one output can go to standard output (-)")
         return path
     check_not_input(path, inputs)
     for other in map(Path, outputs):
-        if str(other) != STDOUT and path.resolve() == other.resolve():
+        if not to_stdout(other) and path.resolve() == other.resolve():
             raise GazeInputError(f"cannot write {path}: another output of this run goes there")
     if path.is_symlink():
         raise GazeInputError(
@@ -127,13 +127,8 @@ def claim_output(
         if not stat.S_ISREG(mode):
             raise GazeInputError(f"cannot write {path}: it is not a regular file")
         if not _looks_like(path, kind):
-            what = {
-                "json": "a JSON file",
-                "jsonl": "a JSON Lines file",
-                "html": "a page gaze wrote",
-            }
             raise GazeInputError(
-                f"{path} exists and is not {what[kind]}; it is left as it is (remove it or "
+                f"{path} exists and is not {KINDS[kind]}; it is left as it is (remove it or "
                 "name another file)"
             )
     return check_writable(path)
@@ -167,7 +162,7 @@ def to_stdout(path: str | Path | None) -> bool:
 
 def _write_through(path: Path, text: str) -> None:
     """Standard output, or a character device such as /dev/null: written, not replaced."""
-    if str(path) == STDOUT:
+    if to_stdout(path):
         sys.stdout.write(text)
         sys.stdout.flush()
         return
@@ -208,7 +203,7 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` through a temp file in the same folder and a rename
     (``-``, or a character device, is written through)."""
     path = Path(path)
-    if str(path) == STDOUT or (path.exists() and stat.S_ISCHR(path.stat().st_mode)):
+    if to_stdout(path) or (path.exists() and stat.S_ISCHR(path.stat().st_mode)):
         _write_through(path, text)
         return
     if path.is_symlink():

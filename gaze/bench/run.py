@@ -23,6 +23,7 @@ from gaze.bench.inputs import load_manifest, video_path
 from gaze.bench.methods import METHODS
 from gaze.bench.selection import Selection, select_rows
 from gaze.errors import GazeInputError
+from gaze.formats.jsonl import JSON_ERRORS
 from gaze.graph.context import GazeContext
 from gaze.models.caller import Caller, usage_totals
 from gaze.models.pool import EndpointPool, clip_affinity
@@ -85,7 +86,7 @@ def _check_resume(outdir: Path, identity: dict[str, Any]) -> None:
         return
     try:
         old = json.loads(previous.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (OSError, UnicodeDecodeError, *JSON_ERRORS) as exc:
         raise GazeInputError(f"{previous} is unreadable ({exc}); use a fresh --out") from exc
     differing = [k for k, v in identity.items() if old.get(k) != v]
     if differing:
@@ -189,7 +190,10 @@ async def prepare_run(
         raise GazeInputError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     manifest = Path(manifest)
     rows = load_manifest(manifest)
-    chosen = select_rows(rows, selection) if selection and selection.filters else rows
+    chosen, record = rows, None
+    if selection is not None and selection.filters:
+        chosen = select_rows(rows, selection)
+        record = selection.record(len(chosen), len(rows))
     outdir = claim_folder(outdir, empty=False)
     try:
         (outdir / "reports").mkdir(parents=True, exist_ok=True)
@@ -204,7 +208,6 @@ async def prepare_run(
     # bad model names and keys fail here; each backbone's start-up check runs before its first
     # uncached request (a rerun answered from the cache needs no server)
     caller = await asyncio.to_thread(run_caller, method, ctx, backbones, preflight)
-    record = selection.record(len(chosen), len(rows)) if selection and selection.filters else None
     return PreparedRun(manifest, chosen, method, outdir, ctx, identity, samples, caller, record)
 
 

@@ -171,7 +171,8 @@ def score(
             source_format=source_format,
         )
     atomic_write_text(out, json.dumps(result, indent=2) + "\n")
-    judge_name = f"table:{_short(Path(judge[6:]))}" if judge.startswith("table:") else judge
+    table_file = judge.removeprefix("table:")
+    judge_name = judge if table_file == judge else f"table:{_short(Path(table_file))}"
     title = (
         f"{protocol} · judge {judge_name} · {result['n_clips']} clips "
         f"({result['n_event_clips']} with events, {result['n_clean_clips']} clean)"

@@ -22,6 +22,7 @@ from typing import Any, Literal, overload
 from pydantic import ValidationError
 
 from gaze.errors import GazeInputError
+from gaze.formats.jsonl import JSON_ERRORS
 from gaze.formats.summary import ImportSummary
 from gaze.schema.manifest import ManifestClip, Prediction
 
@@ -76,7 +77,7 @@ def read_glide(
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise GazeInputError(f"no such file: {path}") from exc
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (OSError, UnicodeDecodeError, *JSON_ERRORS) as exc:
         raise GazeInputError(f"{path} is not a GLiDE JSON file: {exc}") from exc
     if not isinstance(data, list):
         raise GazeInputError(f"{path}: a GLiDE file is a JSON array of per-video objects")

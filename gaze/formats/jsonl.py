@@ -1,7 +1,8 @@
-"""The input policy for JSON: every JSON document or line a command reads goes through
-``parse_json``, so a malformed file (not JSON, nested past what the parser takes, too large) is
-one line naming the file and the line, never an internal error. JSON Lines files of objects are
-read with every bad line named (exit 2 on the first)."""
+"""The input policy for JSON: a malformed file (not JSON, nested past what the parser takes, too
+large) is one line naming the file and the line, never an internal error. Manifests,
+predictions, curves and JSON Lines files go through ``parse_json``; readers that count or word a
+bad file their own way catch ``JSON_ERRORS``. JSON Lines files of objects are read with every
+bad line named (exit 2 on the first)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from typing import Any
 
 from gaze.errors import GazeInputError
 
+JSON_ERRORS = (json.JSONDecodeError, RecursionError)
+"""What ``json.loads`` raises on a malformed document (RecursionError: nested too deeply)."""
 MAX_DOCUMENT_BYTES = 1 << 30
 """A JSON document or line longer than this (1 GiB) is refused before it is parsed."""
 
@@ -26,16 +29,6 @@ def parse_json(text: str | bytes, where: str) -> Any:
         raise GazeInputError(f"{where}: not JSON ({exc.msg})") from None
     except RecursionError:
         raise GazeInputError(f"{where}: nested too deeply to read as JSON") from None
-
-
-def read_json(path: str | Path) -> Any:
-    """A whole JSON file, through ``parse_json``."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GazeInputError(f"cannot read {path}: {exc}") from exc
-    return parse_json(text, str(path))
 
 
 def json_rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gaze.errors import GazeInputError
+from gaze.formats.jsonl import JSON_ERRORS
 from gaze.formats.summary import ImportSummary
 from gaze.metrics.prm_compat import FAILURE_LABELS, SUCCESS_LABELS
 
@@ -29,7 +30,7 @@ def curve_values(row: dict[str, Any], where: str, base_dir: Path) -> tuple[Any, 
     path = path if path.is_absolute() else base_dir / path
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (OSError, UnicodeDecodeError, *JSON_ERRORS) as exc:
         raise GazeInputError(f"{where}: progress_path {path} is unreadable ({exc})") from None
     if isinstance(data, dict) and "progress" in data:
         data = data["progress"]

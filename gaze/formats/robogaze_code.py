@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gaze.formats.jsonl import JSON_ERRORS
 from gaze.formats.summary import UNREADABLE, ImportSummary, read_json
 from gaze.schema.codebook import load_codebook
 
@@ -236,7 +237,7 @@ def _sibling_meta(path: Path) -> dict[str, Any] | None:
     meta = path.parent / "video_meta.json"
     try:
         data = json.loads(meta.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+    except (OSError, UnicodeDecodeError, *JSON_ERRORS):
         return None
     return data if isinstance(data, dict) else None
 

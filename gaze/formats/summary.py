@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gaze.formats.jsonl import JSON_ERRORS
+
 UNREADABLE = object()
 """What ``read_json`` gives for a file it could not read (counted as left out)."""
 
@@ -44,6 +46,6 @@ def read_json(path: Path, summary: ImportSummary, where: str) -> Any:
     summary.read += 1
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (OSError, UnicodeDecodeError, *JSON_ERRORS) as exc:
         summary.skip(where, f"unreadable ({type(exc).__name__})")
         return UNREADABLE

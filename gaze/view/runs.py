@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from gaze.bench.inputs import load_manifest, video_path
 from gaze.errors import GazeInputError
+from gaze.formats.jsonl import JSON_ERRORS
 from gaze.schema.manifest import ManifestClip
 from gaze.schema.report import Report
 
@@ -67,7 +68,7 @@ def run_label(info: dict[str, Any], folder: Path) -> str:
 def _read_json(path: Path, problems: list[str]) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (OSError, UnicodeDecodeError, *JSON_ERRORS) as exc:
         problems.append(f"{path.name}: {exc}")
         return None
 

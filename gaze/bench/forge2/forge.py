@@ -16,7 +16,7 @@ from gaze.bench.forge.forge import forge_many
 from gaze.bench.forge2.camera import shoot
 from gaze.bench.forge2.encode import CODECS, encode
 from gaze.bench.forge2.inject import INJECTIONS, TYPE_OF, Plan
-from gaze.bench.forge2.script import STAGES, rollout
+from gaze.bench.forge2.script import check_stage, rollout
 from gaze.bench.forge2.survive import SURVIVES, surviving_share
 from gaze.bench.forge2.world import backdrop, render_world
 from gaze.errors import GazeInputError
@@ -85,8 +85,7 @@ def draft(
     unknown = [k for k in kinds if k not in INJECTIONS]
     if unknown:
         raise GazeInputError(f"forge v2 cannot inject {unknown}; it knows {list(INJECTIONS)}")
-    if stage not in STAGES:
-        raise GazeInputError(f"forge v2 has no stage {stage!r}; it knows {list(STAGES)}")
+    check_stage(stage)
     rng = np.random.default_rng(seed)
     look = look or pick_look(rng, max_side)
     world_bg = backdrop(rng, flat_table=stage == "fixed")
@@ -183,8 +182,7 @@ def forge_set(
 ) -> list[ManifestClip]:
     """``count`` clips cycling through ``kinds`` (clean and each injection), plus
     ``manifest.jsonl``."""
-    if stage not in STAGES:
-        raise GazeInputError(f"forge v2 has no stage {stage!r}; it knows {list(STAGES)}")
+    check_stage(stage)
     prefix = "forge2" if stage == "varied" else f"forge2{stage}"
 
     def make(folder: Path, i: int, kind: str) -> ManifestClip:

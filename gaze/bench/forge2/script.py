@@ -23,6 +23,7 @@ from gaze.bench.forge2.world import (
     Thing,
     WorldState,
 )
+from gaze.errors import GazeInputError
 
 FINGER = 26.0
 """Finger length: a held thing's footprint is this far below the gripper."""
@@ -44,6 +45,12 @@ WIPE_PASS_S = (0.45, 0.9)
 FIXED_VIEW = (340.0, 400.0)
 """The fixed stage's view width in world px, looking down at the table only: no wall, no edge,
 the arm and its gripper large in the picture."""
+
+
+def check_stage(stage: str) -> None:
+    """Refuse a stage forge v2 does not know (GazeInputError, one line)."""
+    if stage not in STAGES:
+        raise GazeInputError(f"forge v2 has no stage {stage!r}; it knows {list(STAGES)}")
 
 
 def _ease(u: float) -> float:
