@@ -19,8 +19,8 @@ from pathlib import Path
 import gaze.video.store as store
 from gaze.bench.forge import forge_set
 from gaze.bench.run import run_benchmark
-from gaze.graph.context import GazeContext
 from gaze.models.scripted import ScriptedBackbone
+from gaze.settings.context import GazeContext
 from gaze.video.decode_process import DecodeRequest
 
 

@@ -80,7 +80,7 @@ def main(argv: list[str]) -> None:
         print("| servers | clips/min |")
         print("|---:|---:|")
         for count in (1, 3):
-            extra = ["--clips", str(args.clips), "--concurrency", "64"]
+            extra = ["--clips-in-flight", str(args.clips), "--concurrency", "64"]
             rate = clips_per_minute(manifest, Path(tmp) / f"run{count}", urls[:count], extra)
             print(f"| {count} | {rate:.1f} |", flush=True)
 

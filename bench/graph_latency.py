@@ -44,9 +44,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.standin, t
 
 from gaze.api import adiagnose  # noqa: E402
 from gaze.bench.forge import forge_clip  # noqa: E402
-from gaze.graph.context import GazeContext  # noqa: E402
 from gaze.models.protocol import ModelRequest, TextPart  # noqa: E402
 from gaze.models.scripted import ScriptedBackbone, minimal_instance  # noqa: E402
+from gaze.settings.context import GazeContext  # noqa: E402
 from tests.standin import Reply, StandIn, chat_reply  # noqa: E402
 
 CRITICAL_PATH_CALLS = 5

@@ -36,7 +36,7 @@ import numpy as np
 
 from gaze.bench.forge2.script import STAGES
 from gaze.matching.spans import frame_iou
-from gaze.pixel_diagnosis import diagnose_pixels
+from gaze.pixels.diagnosis import diagnose_pixels
 from gaze.schema.inputs import ClipInput
 from gaze.schema.manifest import ManifestClip
 
@@ -57,21 +57,21 @@ only their summary tables read; so were 1717 and 1818. On 2026-12-01 the misses 
 alarms of 2121-3232 were read, and later that day the every-frame steps of all of 2525-3838 chose
 the moving-picture glitch rule; 3939, 4040 and 4141 were forged for that rule's check, and only
 their summary tables and its result read. Around midnight the misses of 2525-4444 (4242-4444 forged
-at 23:17) chose the rule for objects the encoder touched (``gaze.video.change_regions``); 4545,
+at 23:17) chose the rule for objects the encoder touched (``gaze.pixels.change_regions``); 4545,
 4646 and 4747 were forged for its check; only their summary tables and the lists of their
 misses and false alarms were read. On 2026-12-02 4848, 4949 and 5050 were forged and scored
 before any change; then the catch-up steps of every freeze found on 2525-4747 chose
 ``CATCH_UP_MOVED`` (checked on 4848-5050 before their false alarms were read), and the misses
 and false alarms of 4545-5050 were read and chose the rule for objects appearing beside a hold
-(``gaze.video.evidence.OBJECT_JUMPS``) and the keyframe that no longer splits a freeze
-(``gaze.video.frame_events.FREEZE_GAP_SHARE``)."""
+(``gaze.pixels.evidence.OBJECT_JUMPS``) and the keyframe that no longer splits a freeze
+(``gaze.pixels.frame_events.FREEZE_GAP_SHARE``)."""
 HELD_OUT = (1414, 1515)
 """The default seeds. 5151-5656 were forged on 2026-12-02 after every rule above and scored once
 with the code of that morning (their summary tables and the lists of misses and false alarms
 read, and the every-frame steps of three misses printed); no rule has been made from them. With
 ``--max-side 256``: 5858, 5959 and 6060 (forged the same day) were read to try a rule that was not
 kept; 6161, 6262 and 6363 were then forged and scored once. On 2026-12-03 the summary tables of
-1414 and 1515 chose ``gaze.video.motion.TILE_SUPPORT`` (0.85 added false alarms there, 0.6 none):
+1414 and 1515 chose ``gaze.pixels.motion.TILE_SUPPORT`` (0.85 added false alarms there, 0.6 none):
 they are no longer held out for that rule."""
 FIXED_TUNED_SEEDS = (7171, 8282)
 """``--stage fixed`` seeds looked at while choosing the fixed-camera rules (2026-12-03: the misses
@@ -314,7 +314,7 @@ os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, OpenCV's th
 def mb(field):  # this process's own figures (getrusage's maxrss outlives exec: the forge's)
     line = next(l for l in open("/proc/self/status") if l.startswith(field + ":"))
     return int(line.split()[1]) / 1024
-from gaze.pixel_diagnosis import diagnose_pixels
+from gaze.pixels.diagnosis import diagnose_pixels
 from gaze.schema.inputs import ClipInput
 loaded = mb("VmRSS")
 t0 = time.perf_counter()
@@ -344,8 +344,8 @@ def speed_figures(count: int, seed: int, lengths: tuple[int, ...] = (1, 4, 10, 2
     """Pixel default on 720p 30 fps clips, one core: times real time, and peak memory for the
     same clip played 1, 4, 10 and 25 times over (memory must level off: frames beyond a fixed budget
     go to disk, ``gaze.video.spill``)."""
-    from gaze.bench.forge2.encode import encode
     from gaze.bench.forge2.forge import FPS, Look, forge_frames
+    from gaze.bench.forge_common import encode
 
     print("\nspeed: 1280x720 30 fps, one core, a fresh process per clip")
     with tempfile.TemporaryDirectory() as tmp:

@@ -43,7 +43,7 @@ async def adiagnose(
     ``backbones`` are backbone objects by role (or 'default'), winning over model names;
     ``caller`` (a ``gaze.models.caller.Caller``) shares one cache and request limit across
     many clips (batch runs)."""
-    from gaze.graph.context import GazeContext, check_pixel_default, has_model
+    from gaze.settings.context import GazeContext, check_pixel_default, has_model
 
     request = clip_input(video, instruction, initial_frame, clip_id)
     ctx = context or GazeContext()
@@ -56,7 +56,7 @@ async def adiagnose(
         changes["base_url"] = base_url
     ctx = dataclasses.replace(ctx, **changes) if changes else ctx
     if not has_model(ctx, given=bool(backbones) or caller is not None):
-        from gaze.pixel_diagnosis import diagnose_pixels
+        from gaze.pixels.diagnosis import diagnose_pixels
 
         check_pixel_default(ctx)  # the CLI's and Studio's rule: one line, not a silent report
 

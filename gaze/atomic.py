@@ -12,13 +12,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
 import stat
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from gaze.errors import GazeInputError
@@ -209,17 +210,26 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     if path.is_symlink():
         raise GazeInputError(f"cannot write {path}: it is a link, which gaze does not replace")
     path = check_writable(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with replacing(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, mode_for(path))  # mkstemp makes 0600: keep the umask's or the old mode
-        os.replace(tmp, path)
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise GazeInputError(_write_error(path, exc)) from exc
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+
+@contextlib.contextmanager
+def replacing(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
+    """A new file beside ``path`` to write (a video encoder needs a name with the right
+    suffix); it replaces ``path`` with the umask's mode (or the old file's) when the block ends
+    without an error, and is removed when it raises: a reader never sees half a file."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.chmod(tmp, mode_for(path))  # mkstemp makes 0600
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

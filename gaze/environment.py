@@ -12,3 +12,9 @@ ENVIRONMENT = {"model": "GAZE_MODEL", "base_url": "GAZE_BASE_URL", "prices_file"
 def from_environment(name: str) -> str | None:
     """The environment's value for a setting (None when unset or empty)."""
     return os.environ.get(ENVIRONMENT[name]) or None
+
+
+def model_of(option: str | None) -> str | None:
+    """The run's default model: the one the caller named (``--model``, the context's field),
+    else ``GAZE_MODEL``. Whether a run has a model is this, not None, everywhere."""
+    return option or from_environment("model")

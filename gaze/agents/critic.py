@@ -7,7 +7,7 @@ threshold) are pure functions below."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,7 +19,7 @@ from gaze.prompts.codebook_text import type_rules
 from gaze.schema.events import Event, EvidenceRegion
 from gaze.schema.records import CheckedHypothesis, Hypothesis, SceneMemoryRecord, TaskMemoryRecord
 
-MIN_SPAN_S = 0.25
+INSTANT_SPAN_S = 0.25
 """Spans shorter than this (instants) are widened to it around their centre for IoU."""
 
 
@@ -79,8 +79,7 @@ NO_VERDICT = "unverified: the critic gave no verdict"
 
 
 def _checked(hyp: Hypothesis, confidence: float, reason: str) -> CheckedHypothesis:
-    checked = cast(CheckedHypothesis, {**hyp, "confidence": confidence})
-    checked["reason"] = reason
+    checked: CheckedHypothesis = {**hyp, "confidence": confidence, "reason": reason}
     return checked
 
 
@@ -122,13 +121,13 @@ def verify(
 
 
 def temporal_iou(a: Mapping[str, Any], b: Mapping[str, Any]) -> float:
-    """IoU of two spans in seconds, instants widened to MIN_SPAN_S."""
+    """IoU of two spans in seconds, instants widened to INSTANT_SPAN_S."""
 
     def widen(h: Mapping[str, Any]) -> tuple[float, float]:
         s, e = float(h["start_s"]), float(h["end_s"])
-        if e - s < MIN_SPAN_S:
+        if e - s < INSTANT_SPAN_S:
             mid = (s + e) / 2
-            return mid - MIN_SPAN_S / 2, mid + MIN_SPAN_S / 2
+            return mid - INSTANT_SPAN_S / 2, mid + INSTANT_SPAN_S / 2
         return s, e
 
     (s1, e1), (s2, e2) = widen(a), widen(b)
@@ -186,6 +185,7 @@ def merge(accepted: Sequence[Mapping[str, Any]], iou: float) -> list[Event]:
                 confidence=round(max(h["confidence"] for h in group), 4),
                 dimensions=dimensions,
                 regions=_regions(group),
+                spans=_spans(group),
             )
         )
     return sorted(events, key=lambda e: (e.start_s, e.end_s, e.type))
@@ -205,11 +205,31 @@ def raw_events(hypotheses: Sequence[Mapping[str, Any]]) -> list[Event]:
                 evidence=list(h["evidence"]),
                 confidence=h["confidence"],
                 regions=_regions([h]),
+                spans=_spans([h]),
             )
             for h in hypotheses
         ),
         key=lambda e: (e.start_s, e.end_s, e.type),
     )
+
+
+def _spans(group: Sequence[Mapping[str, Any]]) -> list[tuple[float, float]]:
+    """The intervals of a group whose members name several (``Event.spans``), overlapping ones
+    joined; empty when every member is one interval (the event is then its [start, end])."""
+    if not any(h.get("spans") for h in group):
+        return []
+    intervals = sorted(
+        (float(s), float(e))
+        for h in group
+        for s, e in (h.get("spans") or [(h["start_s"], h["end_s"])])
+    )
+    joined = [intervals[0]]
+    for start, end in intervals[1:]:
+        if start <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(joined[-1][1], end))
+        else:
+            joined.append((start, end))
+    return joined
 
 
 def _regions(group: Sequence[Mapping[str, Any]]) -> list[EvidenceRegion]:

@@ -19,14 +19,15 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, conlist, create_model
 
 from gaze.agents.common import frame_parts, subsample
+from gaze.models import defaults
 from gaze.models.caller import Caller, CallRecord
 from gaze.models.protocol import Message
 from gaze.models.structured import Structured, ask, extract_json
 from gaze.prompts import load_prompt
 from gaze.schema.report import JudgeScore
 
-MAX_JUDGE_FRAMES = 32
-MAX_PROGRESS_CHUNK = 32
+MAX_JUDGE_FRAMES = defaults.MAX_FRAMES_PER_CALL
+MAX_PROGRESS_CHUNK = defaults.MAX_FRAMES_PER_CALL
 
 
 class PAJudgement(BaseModel):

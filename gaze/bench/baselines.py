@@ -11,15 +11,16 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from gaze.agents.common import frame_parts, subsample
 from gaze.agents.critic import CriticOutput, temporal_iou, verify
-from gaze.bench.methods import BASELINES
 from gaze.models.caller import Caller, CallRecord
 from gaze.models.protocol import Message
 from gaze.models.structured import ask
@@ -27,8 +28,10 @@ from gaze.prompts import load_prompt
 from gaze.prompts.codebook_text import severity_rubric, type_catalogue
 from gaze.schema.codebook import DIMENSIONS, load_codebook
 from gaze.schema.events import Event
+from gaze.settings.caller import sampling_of
+from gaze.settings.context import GazeContext
+from gaze.video.windows import SamplingSettings
 
-METHODS = BASELINES
 _TYPE_NAMES: Any = Literal[tuple(load_codebook().codebook.type_names())]
 
 
@@ -171,24 +174,69 @@ BASELINE_PROMPTS: dict[str, tuple[str, ...]] = {
 """The prompts each control method uses (recorded in its reports' manifests)."""
 
 
+@dataclass(frozen=True)
+class BaselineSettings:
+    """What a control method computes with: only the settings it uses, each recorded in its
+    reports' manifest (and compared when a batch run resumes)."""
+
+    method: str
+    model: str | None
+    """The default model, ``provider:model``."""
+    base_url: str | None
+    """Where it was served (no credentials)."""
+    roles: dict[str, str]
+    """Per-role models (redacted)."""
+    sampling: SamplingSettings
+    """Windows and frames: which frames the method is shown."""
+    image_detail: str
+    max_frames: int
+    """Most frames in one call (spread evenly over the clip)."""
+    max_retries: int
+    temperature: float
+    """What its calls are sent at (b2: its samples' temperature, ``b2_temperature``)."""
+    samples: int | None = None
+    """b2: self-consistency samples."""
+    verify_threshold: float | None = None
+    """b3: the verifier's acceptance threshold (the run's critic threshold)."""
+
+    def record(self) -> dict[str, Any]:
+        """The settings as the run manifest records them (what a method does not use is left
+        out)."""
+        out = dataclasses.asdict(self)
+        out.pop("method")
+        out.update(out.pop("sampling"))  # window_s, frames_per_window, ... as every run records
+        return {k: v for k, v in out.items() if v is not None or k in ("model", "base_url")}
+
+
+def baseline_settings(method: str, ctx: GazeContext, samples: int) -> BaselineSettings:
+    """The settings ``method`` takes from a run's context."""
+    recorded = ctx.settings()
+    return BaselineSettings(
+        method=method,
+        model=recorded["model"],
+        base_url=recorded["base_url"],
+        roles=recorded["roles"],
+        sampling=sampling_of(ctx),
+        image_detail=ctx.image_detail,
+        max_frames=ctx.max_frames_per_call,
+        max_retries=ctx.max_retries,
+        temperature=b2_temperature(ctx.temperature) if method == "b2" else ctx.temperature,
+        samples=samples if method == "b2" else None,
+        verify_threshold=ctx.critic_threshold if method == "b3" else None,
+    )
+
+
 async def run_baseline(
     caller: Caller,
-    method: str,
+    settings: BaselineSettings,
     instruction: str,
     frames: Sequence[tuple[float, bytes]],
     initial: tuple[float, bytes],
     clip_end_s: float,
-    *,
-    max_retries: int,
-    samples: int,
-    temperature: float,
-    verify_threshold: float,
-    max_frames: int,
 ) -> tuple[list[Event], list[CallRecord], list[str]]:
-    """Events, call records and problems (calls that never parsed) of one clip, with the run's
-    settings: ``temperature`` is the run's (b2 samples at ``b2_temperature`` of it),
-    ``verify_threshold`` b3's acceptance threshold (the run's critic threshold)."""
-    frames = subsample(frames, max_frames)
+    """Events, call records and problems (calls that never parsed) of one clip."""
+    method, max_retries, temperature = settings.method, settings.max_retries, settings.temperature
+    frames = subsample(frames, settings.max_frames)
     records: list[CallRecord] = []
     problems: list[str] = []
     if method in ("cot", "b1"):
@@ -200,6 +248,7 @@ async def run_baseline(
             return [], records, [f"{method}: {result.error}"]
         return to_events(result.value.failures, clip_end_s), records, problems
     if method == "b2":
+        samples = settings.samples or 1
         results = await asyncio.gather(
             *(
                 propose(
@@ -209,7 +258,7 @@ async def run_baseline(
                     frames,
                     initial,
                     max_retries,
-                    b2_temperature(temperature),
+                    temperature,
                     sample=i,
                 )
                 for i in range(samples)
@@ -246,7 +295,8 @@ async def run_baseline(
         if check.value is None:
             return [], records, [f"b3 verify: {check.error}"]
         as_dicts = [c.model_dump() for c in claims]
-        accepted, _, unruled = verify(as_dicts, check.value.verdicts, verify_threshold)
+        threshold = settings.verify_threshold if settings.verify_threshold is not None else 0.5
+        accepted, _, unruled = verify(as_dicts, check.value.verdicts, threshold)
         if unruled:  # no verdict is not a rejection (the graph's critic keeps them too)
             accepted += unruled
             problems = [*problems, f"b3 verify: {len(unruled)} claims without a verdict, kept"]

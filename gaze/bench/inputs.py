@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -88,7 +89,7 @@ def _from_report(data: object) -> Prediction:
     )
 
 
-def _from_manifest_row(data: dict) -> Prediction:
+def _from_manifest_row(data: dict[str, Any]) -> Prediction:
     """A manifest row read as a prediction: a second annotator's labels scored against the
     first's is how inter-annotator agreement is measured."""
     row = ManifestClip.model_validate(data)
@@ -165,3 +166,15 @@ def check_known_clips(
             f"{source}: predictions for {len(unknown)} clip(s) not in the manifest: {listed}"
             + (f" ({hint})" if hint else "")
         )
+
+
+def read_gaze(path: Path) -> tuple[str, list[dict[str, Any]]]:
+    """A gaze manifest or predictions file: (``manifest`` | ``predictions``, validated rows)."""
+    from gaze.formats.convert import as_row
+    from gaze.formats.jsonl import json_rows
+
+    if path.is_file():
+        first = json_rows(path)[:1]
+        if first and "video" in first[0][1]:
+            return "manifest", [as_row(r) for r in load_manifest(path, for_diagnosis=False)]
+    return "predictions", [as_row(p) for p in load_predictions(path).values()]

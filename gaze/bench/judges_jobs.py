@@ -16,7 +16,7 @@ import numpy as np
 from gaze.bench.inputs import check_known_clips, load_manifest, load_predictions
 from gaze.errors import GazeInputError
 from gaze.formats.jsonl import json_rows
-from gaze.metrics import direction, prm_compat, robojudge_compat
+from gaze.metrics import RESAMPLES, direction, prm_compat, robojudge_compat
 from gaze.metrics.agreement import axis_agreement, overall
 from gaze.metrics.bootstrap import resample_counts
 from gaze.metrics.progress import aggregate, opd_metrics, process
@@ -201,7 +201,7 @@ def agreement(
     manifest: str | Path,
     predictions: str | Path,
     *,
-    n_boot: int = 1000,
+    n_boot: int = RESAMPLES,
     seed: int = 0,
     compat: str | None = None,
     source_format: str = "gaze",

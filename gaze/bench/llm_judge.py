@@ -11,6 +11,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from gaze.matching.similarity import Pair
+from gaze.models import defaults
 from gaze.models.caller import Caller, CallRecord
 from gaze.models.protocol import Message
 from gaze.models.structured import ask
@@ -29,7 +30,7 @@ class LLMJudge:
     name = "llm"
     reads = "description"
 
-    def __init__(self, caller: Caller, max_retries: int = 3) -> None:
+    def __init__(self, caller: Caller, max_retries: int = defaults.MAX_RETRIES) -> None:
         self.caller = caller
         self.max_retries = max_retries
         self.records: list[CallRecord] = []

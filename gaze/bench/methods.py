@@ -3,4 +3,4 @@
 BASELINES = ("cot", "b1", "b2", "b3")
 """Control methods of the paper's comparison (``gaze.bench.baselines``)."""
 METHODS = ("robogaze", "pixel", *BASELINES)
-"""``robogaze`` is the graph; ``pixel`` the model-free default (``gaze.pixel_diagnosis``)."""
+"""``robogaze`` is the graph; ``pixel`` the model-free default (``gaze.pixels.diagnosis``)."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gaze.atomic import atomic_write_text, inside
+from gaze.bench import CLIPS_IN_FLIGHT
 from gaze.bench.run import (
     PreparedRun,
     Progress,
@@ -35,12 +36,12 @@ from gaze.bench.run import (
     write_run_manifest,
 )
 from gaze.errors import GazeInputError
-from gaze.graph.context import GazeContext
 from gaze.models.caller import Caller
 from gaze.models.protocol import ModelConfigError
 from gaze.redact import redact
 from gaze.schema.manifest import ManifestClip
 from gaze.schema.report import Report
+from gaze.settings.context import GazeContext
 
 PASSED_TO_WORKERS = ("GAZE_CACHE_DIR", "GAZE_PRICES")
 """Environment the workers get from the driver (paths, never keys)."""
@@ -114,7 +115,7 @@ async def execute_on_ray(
     *,
     address: str | None = None,
     workers: int = 0,
-    clip_concurrency: int = 2,
+    clip_concurrency: int = CLIPS_IN_FLIGHT,
     gpus_per_worker: float = 0.0,
     on_progress: Progress | None = None,
 ) -> RunSummary:

@@ -18,21 +18,23 @@ from typing import Any
 
 from gaze import __version__
 from gaze.atomic import atomic_write_text, claim_folder, inside
-from gaze.bench.baselines import BASELINE_PROMPTS, b2_temperature, run_baseline
+from gaze.bench import B2_SAMPLES, CLIPS_IN_FLIGHT
+from gaze.bench.baselines import BASELINE_PROMPTS, baseline_settings, run_baseline
 from gaze.bench.inputs import load_manifest, video_path
-from gaze.bench.methods import METHODS
+from gaze.bench.methods import BASELINES, METHODS
 from gaze.bench.selection import Selection, select_rows
 from gaze.errors import GazeInputError
 from gaze.formats.jsonl import JSON_ERRORS
-from gaze.graph.context import GazeContext
 from gaze.models.caller import Caller, usage_totals
 from gaze.models.pool import EndpointPool, clip_affinity
 from gaze.models.protocol import Backbone, ModelConfigError
 from gaze.prompts import load_prompt
 from gaze.redact import redact
-from gaze.schema.codebook import DIMENSIONS, load_codebook
+from gaze.schema.codebook import DIMENSIONS
 from gaze.schema.manifest import ManifestClip
-from gaze.schema.report import Assessment, Report, RunManifest
+from gaze.schema.report import Assessment, Report, run_manifest
+from gaze.settings.caller import sampling_of
+from gaze.settings.context import GazeContext
 
 Progress = Callable[[str, Report | None, str | None], None]
 
@@ -61,23 +63,13 @@ def git_hash() -> str | None:
 
 
 def _settings(method: str, ctx: GazeContext, samples: int) -> dict[str, Any]:
+    """What the method computes with, as its reports record it (and a resumed run must match):
+    how the run goes (limits, deadlines, prices) is left out (``GazeContext.computed``)."""
     if method == "pixel":  # no model: only the sampling decides what it computes
-        from gaze.graph.services import sampling_of
-
         return {"method": method, **dataclasses.asdict(sampling_of(ctx))}
-    settings = {"method": method, **ctx.settings()}
-    for how_not_what in (
-        "use_cache",
-        "concurrency",
-        "usd_per_mtok_in",
-        "usd_per_mtok_out",
-        "prices_file",
-    ):
-        settings.pop(how_not_what, None)  # they change how a run goes, not what it computes
-    if method == "b2":
-        settings["samples"] = samples
-        settings["temperature"] = b2_temperature(ctx.temperature)  # what its samples were sent at
-    return settings
+    if method in BASELINES:
+        return {"method": method, **baseline_settings(method, ctx, samples).record()}
+    return {"method": method, **ctx.computed()}
 
 
 def _check_resume(outdir: Path, identity: dict[str, Any]) -> None:
@@ -107,7 +99,6 @@ def is_finished(path: Path) -> bool:
 async def _baseline_report(
     method: str, row: ManifestClip, video: Path, ctx: GazeContext, samples: int, caller: Caller
 ) -> Report:
-    from gaze.graph.services import sampling_of
     from gaze.video.clip import open_clip
     from gaze.video.frames import encode_jpeg
     from gaze.video.store import window_frames
@@ -117,18 +108,12 @@ async def _baseline_report(
     frames = window_frames(clip, [w.index for w in clip.windows])
     events, records, problems = await run_baseline(
         caller,
-        method,
+        baseline_settings(method, ctx, samples),
         row.instruction,
         frames,
         (0.0, encode_jpeg(clip.initial_frame)),
         clip.info.duration_s,
-        max_retries=ctx.max_retries,
-        samples=samples,
-        temperature=ctx.temperature,
-        verify_threshold=ctx.critic_threshold,
-        max_frames=ctx.max_frames_per_call,
     )
-    book = load_codebook()
     return Report(
         clip_id=row.clip_id,
         instruction=row.instruction,
@@ -142,16 +127,12 @@ async def _baseline_report(
             note=f"Control method {method}; see gaze.bench.baselines.",
         ),
         problems=[redact(p) for p in problems],
-        manifest=RunManifest(
-            gaze_version=__version__,
-            codebook_version=book.version,
-            codebook_hash=book.hash,
+        manifest=run_manifest(
+            _settings(method, ctx, samples),
+            time.perf_counter() - started,
             prompts=[load_prompt(p).record for p in BASELINE_PROMPTS[method]],
             models={r["role"]: r["model"] for r in records},
-            settings=_settings(method, ctx, samples),
-            **usage_totals(records, caller.pricing),
-            wall_time_s=round(time.perf_counter() - started, 3),
-            created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            usage=usage_totals(records, caller.pricing),
         ),
     )
 
@@ -179,7 +160,7 @@ async def prepare_run(
     outdir: str | Path,
     ctx: GazeContext,
     *,
-    samples: int = 5,
+    samples: int = B2_SAMPLES,
     preflight: bool = True,
     backbones: Mapping[str, Backbone] | None = None,
     selection: Selection | None = None,
@@ -217,7 +198,7 @@ def run_caller(
     """The caller a run's method needs: none bound for ``pixel``, else the context's models."""
     if method == "pixel":
         return Caller({})
-    from gaze.graph.services import build_caller
+    from gaze.settings.caller import build_caller
 
     return build_caller(ctx, backbones, check=check)
 
@@ -228,8 +209,8 @@ async def run_benchmark(
     outdir: str | Path,
     ctx: GazeContext,
     *,
-    clip_concurrency: int = 2,
-    samples: int = 5,
+    clip_concurrency: int = CLIPS_IN_FLIGHT,
+    samples: int = B2_SAMPLES,
     on_progress: Progress | None = None,
     preflight: bool = True,
     backbones: Mapping[str, Backbone] | None = None,
@@ -254,8 +235,7 @@ async def make_report(
     clip_affinity.set(row.clip_id)  # this task's requests prefer one pool endpoint
     video = video_path(manifest, row)
     if method == "pixel":
-        from gaze.graph.services import sampling_of
-        from gaze.pixel_diagnosis import diagnose_pixels
+        from gaze.pixels.diagnosis import diagnose_pixels
         from gaze.schema.inputs import ClipInput
 
         clip = ClipInput(clip_id=row.clip_id, video=str(video), instruction=row.instruction)
@@ -279,7 +259,10 @@ def failure_reason(exc: BaseException) -> str:
 
 
 async def execute_run(
-    plan: PreparedRun, *, clip_concurrency: int = 2, on_progress: Progress | None = None
+    plan: PreparedRun,
+    *,
+    clip_concurrency: int = CLIPS_IN_FLIGHT,
+    on_progress: Progress | None = None,
 ) -> RunSummary:
     rows, reports = plan.rows, plan.outdir / "reports"
     caller = plan.caller

@@ -13,6 +13,7 @@ from gaze.errors import GazeInputError
 from gaze.matching import glide, robogaze
 from gaze.matching.similarity import Pair, SimilarityJudge
 from gaze.matching.spans import continuous_iou, frame_iou, interval_set_iou
+from gaze.metrics import RESAMPLES
 from gaze.metrics.bootstrap import bootstrap_ratios, percentile_interval, ratio
 from gaze.schema.events import ScoringEvent
 from gaze.schema.manifest import ManifestClip
@@ -372,7 +373,7 @@ def score_cases(
     protocol: str,
     judge: SimilarityJudge,
     *,
-    n_boot: int = 1000,
+    n_boot: int = RESAMPLES,
     seed: int = 0,
     slice_fields: Sequence[str] = (),
 ) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from gaze.bench.inputs import check_known_clips, load_manifest, load_predictions
 from gaze.bench.score_cases import ClipCase, paired_difference, score_cases
 from gaze.errors import GazeInputError
 from gaze.matching.similarity import Recorder, SimilarityJudge, make_judge
+from gaze.metrics import RESAMPLES
 from gaze.schema.manifest import ManifestClip, Prediction
 
 
@@ -21,8 +22,8 @@ def build_judge(
         return make_judge(spec)
     from gaze.bench.llm_judge import LLMJudge
     from gaze.environment import ENVIRONMENT
-    from gaze.graph.context import GazeContext
-    from gaze.graph.services import build_caller
+    from gaze.settings.caller import build_caller
+    from gaze.settings.context import GazeContext
 
     if not model:
         raise GazeInputError(
@@ -47,7 +48,7 @@ def run_score(
     *,
     protocol: str = "robogaze",
     judge: str = "lexical",
-    n_boot: int = 1000,
+    n_boot: int = RESAMPLES,
     seed: int = 0,
     slice_fields: Sequence[str] = (),
     model: str | None = None,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -10,12 +9,15 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from gaze.atomic import atomic_write_text, claim_output, to_stdout
+from gaze.atomic import claim_output, to_stdout
+from gaze.bench import B2_SAMPLES, CLIPS_IN_FLIGHT
 from gaze.bench.methods import METHODS as RUN_METHODS
+from gaze.bench.results import write_results
 from gaze.bench.score_cases import HEADLINE
 from gaze.cli.context_options import context_from, context_options
 from gaze.environment import from_environment
 from gaze.errors import GazeInputError
+from gaze.metrics import RESAMPLES
 from gaze.report.fit import print_fitted
 
 
@@ -30,7 +32,7 @@ def _short(path: Path) -> str:
     return str(Path(path.parent.name) / path.name) if path.parent.name else path.name
 
 
-def metrics_table(result: dict, title: str) -> Table:
+def metrics_table(result: dict[str, Any], title: str) -> Table:
     # as wide as its title, so the title stays on one line where the terminal allows
     table = Table(title=title, title_justify="left", min_width=len(title) + 1)
     table.add_column("metric")
@@ -62,7 +64,7 @@ def metrics_table(result: dict, title: str) -> Table:
     "--bootstrap",
     "n_boot",
     type=click.IntRange(0, 100_000),
-    default=1000,
+    default=RESAMPLES,
     show_default=True,
     help="Resamples of condition groups for 95% intervals.",
 )
@@ -170,7 +172,7 @@ def score(
             versus=versus,
             source_format=source_format,
         )
-    atomic_write_text(out, json.dumps(result, indent=2) + "\n")
+    write_results(out, result, "scores")
     table_file = judge.removeprefix("table:")
     judge_name = judge if table_file == judge else f"table:{_short(Path(table_file))}"
     title = (
@@ -223,11 +225,14 @@ def score(
     "--role", "roles", multiple=True, metavar="ROLE=PROVIDER:MODEL[,base_url=URL][,key_env=VAR]"
 )
 @click.option(
+    "--clips-in-flight",
     "--clips",
+    "clips",
     type=click.IntRange(1, 64),
-    default=2,
+    default=CLIPS_IN_FLIGHT,
     show_default=True,
-    help="Clips in flight at once (--concurrency bounds backbone requests, all clips together).",
+    help="Clips worked on at once (--concurrency bounds backbone requests, all clips together; "
+    "--clips is its old name, kept until 0.2).",
 )
 @click.option(
     "--only",
@@ -250,7 +255,7 @@ def score(
 @click.option(
     "--samples",
     type=click.IntRange(1, 50),
-    default=5,
+    default=B2_SAMPLES,
     show_default=True,
     help="b2: self-consistency samples.",
 )
@@ -304,9 +309,10 @@ def run_cmd(
     from gaze.cli.progress_bar import BatchProgress
     from gaze.environment import ENVIRONMENT
     from gaze.models.registry import parse_role_bindings
+    from gaze.settings.context import has_model
 
     ctx = context_from(options, roles=parse_role_bindings(list(roles)))
-    if not ctx.resolved_model() and method != "pixel":
+    if method != "pixel" and not has_model(ctx):
         raise GazeInputError(
             f"bench run needs a model: --model PROVIDER:MODEL (or {ENVIRONMENT['model']})"
         )
@@ -369,7 +375,7 @@ def screen_cmd(manifest: Path, predictions: Path, out: Path, label: str) -> None
     preds = load_predictions(predictions)
     check_known_clips(rows, preds, predictions)
     result = screen(rows, {k: p.events for k, p in preds.items()}, label)
-    atomic_write_text(out, json.dumps(result, indent=2) + "\n")
+    write_results(out, result, "screen")
     table = Table(
         title=f"screening · {result['n_conditions']} conditions, {result['n_clips']} clips",
         title_justify="left",
@@ -390,7 +396,7 @@ def screen_cmd(manifest: Path, predictions: Path, out: Path, label: str) -> None
 @click.argument("predictions", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="AGREEMENT.json")
 @click.option(
-    "--bootstrap", "n_boot", type=click.IntRange(0, 100_000), default=1000, show_default=True
+    "--bootstrap", "n_boot", type=click.IntRange(0, 100_000), default=RESAMPLES, show_default=True
 )
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option(
@@ -427,7 +433,7 @@ def agreement_cmd(
         compat=compat,
         source_format=source_format,
     )
-    atomic_write_text(out, json.dumps(result, indent=2) + "\n")
+    write_results(out, result, "agreement")
     title = "agreement with human scores" + (f" (compat {compat})" if compat else "")
     headers = ["axis", "n", "pearson", "spearman", "exact", "within_1", "mse", "over", "under"]
     rows = []
@@ -463,7 +469,7 @@ def direction_cmd(manifest: Path, curves: Path, out: Path) -> None:
 
     claim_output(out, "json", [manifest, curves])
     result = direction_job(manifest, curves)
-    atomic_write_text(out, json.dumps(result, indent=2) + "\n")
+    write_results(out, result, "direction")
     acc = "—" if result["accuracy"] is None else f"{result['accuracy']:.3f}"
     Console(stderr=to_stdout(out)).print(
         f"macro-F1 {result['macro_f1']:.3f} · accuracy {acc} · {result['n']} steps evaluated"

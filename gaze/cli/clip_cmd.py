@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gaze.cli.options import print_json
-from gaze.graph.context import default_of
+from gaze.settings.context import default_of
 from gaze.video.clip import open_clip
 from gaze.video.windows import SamplingSettings
 

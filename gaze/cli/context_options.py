@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from gaze.environment import ENVIRONMENT
-from gaze.graph.context import GazeContext, default_of, description_of
+from gaze.settings.context import GazeContext, default_of, description_of
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -157,7 +157,8 @@ def _export(
     fps: float | None,
     manifest_for_fps: Path | None,
 ) -> None:
-    from gaze.formats.convert import glide_document, read_gaze
+    from gaze.bench.inputs import read_gaze
+    from gaze.formats.convert import glide_document
 
     kind, rows = read_gaze(source)
     console = Console(stderr=True)

@@ -17,16 +17,16 @@ from gaze.cli.context_options import context_from, context_options
 from gaze.cli.options import initial_frame_or_error, instruction_or_error
 from gaze.cli.progress_bar import GraphProgress
 from gaze.errors import GazeInputError
-from gaze.graph.context import (
-    JUDGES,
+from gaze.models.registry import parse_role_bindings
+from gaze.schema.inputs import ClipInput, default_clip_id
+from gaze.settings.context import (
+    SECTIONS,
     GazeContext,
     check_pixel_default,
     default_of,
     description_of,
     has_model,
 )
-from gaze.models.registry import parse_role_bindings
-from gaze.schema.inputs import ClipInput
 
 if TYPE_CHECKING:  # the report's modules load while the clip runs, not before its first request
     from gaze.schema.report import Report
@@ -39,7 +39,7 @@ def demo_clip() -> tuple[Path, str]:
     return Path(str(assets / "demo.mp4")), meta["instruction"]
 
 
-def _judges(text: str) -> list[str]:
+def _sections(text: str) -> list[str]:
     return [j.strip() for j in text.split(",") if j.strip()]
 
 
@@ -78,10 +78,13 @@ def _run_graph(request: ClipInput, context: GazeContext, status: Console) -> Rep
     "(repeatable).",
 )
 @click.option(
+    "--sections",
     "--judges",
-    default=",".join(default_of("judges")),
+    "sections",
+    default=",".join(default_of("sections")),
     show_default=True,
-    help=f"Comma-separated branches: {', '.join(JUDGES)}. {description_of('judges')}",
+    help=f"Comma-separated report sections: {', '.join(SECTIONS)} (--judges: the old name, "
+    f"kept until 0.2). {description_of('sections')}",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print only the JSON report on stdout.")
 @click.option("--out", type=click.Path(path_type=Path), help="Also write the JSON report here.")
@@ -103,7 +106,7 @@ def diagnose(
     initial_frame: Path | None,
     clip_id: str | None,
     roles: tuple[str, ...],
-    judges: str,
+    sections: str,
     as_json: bool,
     out: Path | None,
     html_out: Path | None,
@@ -134,15 +137,20 @@ def diagnose(
     if html_out is not None:
         claim_output(html_out, "html", inputs, [out] if out else [])
     request = ClipInput(
-        clip_id=clip_id or clip.stem, video=str(clip), instruction=text, initial_frame=scene
+        clip_id=clip_id or default_clip_id(clip),
+        video=str(clip),
+        instruction=text,
+        initial_frame=scene,
     )
-    context = context_from(options, roles=parse_role_bindings(list(roles)), judges=_judges(judges))
+    context = context_from(
+        options, roles=parse_role_bindings(list(roles)), sections=_sections(sections)
+    )
     status = Console(stderr=True)
     if has_model(context):
         report = _run_graph(request, context, status)
     else:
         check_pixel_default(context)
-        from gaze.pixel_diagnosis import diagnose_pixels
+        from gaze.pixels.diagnosis import diagnose_pixels
 
         with status.status(f"diagnosing {clip.name} from pixel evidence …"):
             report = diagnose_pixels(request)

@@ -85,10 +85,19 @@ before their imports (the pixel default, without a model, decodes in the command
 def _decodes_in_a_child(args: list[str]) -> bool:
     if not args or args[0] not in DECODING_COMMANDS or {"--help", "-h"} & set(args):
         return False
-    named = any(a == "--model" or a.startswith("--model=") for a in args)
-    from gaze.environment import from_environment
+    from gaze.environment import model_of
 
-    return named or from_environment("model") is not None
+    return model_of(_model_option(args)) is not None
+
+
+def _model_option(args: list[str]) -> str | None:
+    """``--model``'s value, read before the command's options are parsed."""
+    for here, arg in enumerate(args):
+        if arg.startswith("--model="):
+            return arg.split("=", 1)[1]
+        if arg == "--model" and here + 1 < len(args):
+            return args[here + 1]
+    return None
 
 
 def run(argv: list[str] | None = None) -> int:

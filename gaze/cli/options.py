@@ -6,7 +6,6 @@ import json
 import sys
 from pathlib import Path
 
-import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.errors import GazeInputError
 from gaze.schema.inputs import check_instruction
 

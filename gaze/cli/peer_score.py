@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from gaze.atomic import atomic_write_text, to_stdout
+from gaze.atomic import to_stdout
+from gaze.bench.results import write_results
 from gaze.environment import from_environment
 
 
@@ -54,7 +54,7 @@ def score_peer(
             result = run_robogaze_code(
                 reference, predictions, source_format=source_format, **settings
             )
-    atomic_write_text(out, json.dumps(result, indent=2) + "\n")
+    write_results(out, result, "peer_scores")
     table = Table(title=f"{result['compat']} · judge {judge}", title_justify="left")
     table.add_column("metric")
     table.add_column("value", justify="right")

@@ -3,13 +3,13 @@ leaderboards."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 from rich.console import Console
 
-from gaze.atomic import atomic_write_text, claim_output, to_stdout
+from gaze.atomic import claim_output, to_stdout
+from gaze.bench.results import write_results
 from gaze.report.fit import print_fitted
 
 SHOWN = ("SR", "MP", "MC50", "PPL", "CRA", "STR", "DRR", "FNS", "SQS")
@@ -60,7 +60,7 @@ def metrics(
     result = progress_metrics(
         curves, v1=v1, success_source=success_source, compat=compat, source_format=source_format
     )
-    atomic_write_text(out, json.dumps(result, indent=2) + "\n")
+    write_results(out, result, "progress_metrics")
     label = f"compat {result['compat'].split(':')[0]}" if compat else result["mode"]
     shown = [("M50" if k == "MC50" else k) for k in SHOWN] if compat else list(SHOWN)
     rows = [

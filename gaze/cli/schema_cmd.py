@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 from rich.console import Console
 from rich.padding import Padding
@@ -12,7 +14,7 @@ from gaze.cli.options import print_json
 from gaze.schema.codebook import LoadedCodebook, load_codebook
 
 
-def codebook_json(loaded: LoadedCodebook) -> dict:
+def codebook_json(loaded: LoadedCodebook) -> dict[str, Any]:
     book = loaded.codebook
     return {
         "version": book.version,

@@ -20,8 +20,10 @@ FROM_FORMATS = ("robogaze", "robojudge", "prm", "glide")
 TO_FORMATS = ("robogaze", "robogaze-code", "robojudge", "prm", "glide")
 
 
-def _dump(model: Any) -> dict[str, Any]:
-    return json.loads(model.model_dump_json(exclude_defaults=True))
+def as_row(model: Any) -> dict[str, Any]:
+    """A pydantic row as written to a JSONL file (defaults left out)."""
+    row: dict[str, Any] = json.loads(model.model_dump_json(exclude_defaults=True))
+    return row
 
 
 def _from_robogaze(
@@ -34,17 +36,17 @@ def _from_robogaze(
     if source.is_dir() and next(source.rglob("report.json"), None) is not None:
         reports = code.read_reports(source, summary)
         return {
-            "predictions": [_dump(original.prediction(c, fps, summary)) for c in reports.values()]
+            "predictions": [as_row(original.prediction(c, fps, summary)) for c in reports.values()]
         }
     probe = ImportSummary(source=summary.source)
     truth = code.read_ground_truth(source, probe)
     if truth:  # the original code's ground-truth files (a top-level 'glitches' list)
         summary.read, summary.skipped = probe.read, probe.skipped
         rows = [original.manifest_row(c, out_dir, fps, summary) for c in truth]
-        kept = [_dump(r) for r in rows if r is not None]
+        kept = [as_row(r) for r in rows if r is not None]
         summary.written = len(kept)
         return {"manifest": kept}
-    return {"manifest": [_dump(c) for c in read_clips(source, out_dir, summary)]}
+    return {"manifest": [as_row(c) for c in read_clips(source, out_dir, summary)]}
 
 
 def _from_robojudge(
@@ -75,7 +77,7 @@ def _from_glide(source: Path, out_dir: Path, fps: float | None, summary: ImportS
 
     name = source.name.lower()
     as_manifest = "groundtruth" in name or "ground_truth" in name
-    rows = [_dump(m) for m in gaze_models(source, out_dir, as_manifest, summary)]
+    rows = [as_row(m) for m in gaze_models(source, out_dir, as_manifest, summary)]
     return {"manifest" if as_manifest else "predictions": rows}
 
 
@@ -98,18 +100,6 @@ def import_peer(
     if not any(outputs.values()):
         raise GazeInputError(f"{source}: nothing usable as {fmt} ({summary.read} read)")
     return outputs, summary
-
-
-def read_gaze(path: Path) -> tuple[str, Rows]:
-    """A gaze manifest or predictions file: (``manifest`` | ``predictions``, validated rows)."""
-    from gaze.bench.inputs import load_manifest, load_predictions
-    from gaze.formats.jsonl import json_rows
-
-    if path.is_file():
-        first = json_rows(path)[:1]
-        if first and "video" in first[0][1]:
-            return "manifest", [_dump(r) for r in load_manifest(path, for_diagnosis=False)]
-    return "predictions", [_dump(p) for p in load_predictions(path).values()]
 
 
 def glide_document(rows: Rows) -> list[dict[str, Any]]:

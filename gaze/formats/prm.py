@@ -15,7 +15,6 @@ from typing import Any
 from gaze.errors import GazeInputError
 from gaze.formats.jsonl import JSON_ERRORS
 from gaze.formats.summary import ImportSummary
-from gaze.metrics.prm_compat import FAILURE_LABELS, SUCCESS_LABELS
 
 
 def curve_values(row: dict[str, Any], where: str, base_dir: Path) -> tuple[Any, bool]:
@@ -60,6 +59,10 @@ def case_fields(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+SUCCESS_LABELS = {"success", "succeeded", "true", "1"}
+"""Words the toolkit reads as a successful case."""
+FAILURE_LABELS = {"failed", "failure", "false", "0"}
+"""Words the toolkit reads as a failed case."""
 TOOLKIT_FIELDS = {"case_id", "task", "video", "label", "progress", "progress_path"}
 
 

@@ -16,7 +16,7 @@ def __getattr__(name: str) -> Any:
 
         return build_graph
     if name == "GazeContext":
-        from gaze.graph.context import GazeContext
+        from gaze.settings.context import GazeContext
 
         return GazeContext
     raise AttributeError(f"module 'gaze.graph' has no attribute {name!r}")

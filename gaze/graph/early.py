@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import cv2
 
-import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.agents import grounding
 from gaze.errors import GazeInputError
-from gaze.graph.context import GazeContext, diagnosing
 from gaze.graph.observing import observe_windows
 from gaze.graph.services import RunServices
 from gaze.graph.state import TaskMemoryRecord
 from gaze.models.structured import Structured
+from gaze.schema.records import record_of
+from gaze.settings.context import GazeContext, diagnosing
 from gaze.video.frames import encode_jpeg, resize_max_side
 
 MemoryKind = Literal["task", "scene"]
@@ -79,7 +79,7 @@ async def task_memory_of(grounding: asyncio.Future[Any] | None) -> TaskMemoryRec
     if grounding is None:
         return None
     result: Structured[Any] = await asyncio.shield(grounding)
-    return cast(TaskMemoryRecord, result.value.model_dump()) if result.value else None
+    return record_of(result.value, TaskMemoryRecord) if result.value else None
 
 
 async def grounded(

@@ -21,14 +21,14 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from gaze.graph import judge_nodes, nodes, verify_nodes
-from gaze.graph.context import GazeContext
+from gaze.graph import critic_node, judge_nodes, nodes, specialist_node
 from gaze.graph.pixel_default import MODEL_ENTRY, PIXEL_ENTRY, entry, pixel_default
 from gaze.graph.report_node import report
 from gaze.graph.routing import to_specialists
 from gaze.graph.state import START_RUN, InputState, OutputState, SpecialistTask, State
 from gaze.prompts import PROMPT_IDS, load_prompt
 from gaze.schema.codebook import load_codebook
+from gaze.settings.context import GazeContext
 
 
 def _warm_data_files() -> None:
@@ -54,10 +54,10 @@ def build_graph(checkpointer: Any = None) -> Any:
     builder.add_node("route", nodes.route)
     builder.add_node(
         "specialist",
-        verify_nodes.run_specialist,  # type: ignore[call-overload]
+        specialist_node.run_specialist,  # type: ignore[call-overload]
         input_schema=SpecialistTask,
     )
-    builder.add_node("critic", verify_nodes.critic)
+    builder.add_node("critic", critic_node.critic)
     builder.add_node("pa_ia", judge_nodes.pa_ia)
     builder.add_node("progress", judge_nodes.progress)
     builder.add_node("report", report)

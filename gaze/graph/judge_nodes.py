@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from langgraph.runtime import Runtime
 
 from gaze.agents import judges
 from gaze.errors import GazeInputError
 from gaze.formats.jsonl import parse_json
-from gaze.graph.context import GazeContext
 from gaze.graph.services import RunServices, services
 from gaze.graph.state import Failure, JudgeScoreRecord, State, Update
 from gaze.metrics.progress import opd_metrics, process
+from gaze.schema.inputs import default_clip_id
+from gaze.schema.records import record_of
+from gaze.settings.context import GazeContext
 from gaze.video.frames import encode_jpeg
 from gaze.video.store import window_frames
 
@@ -31,7 +33,7 @@ async def _frames(
 async def pa_ia(state: State, runtime: Runtime[GazeContext]) -> Update:
     """Physical adherence and instruction alignment, 1-5 each with 0-2 sub-scores."""
     ctx = runtime.context
-    if "pa_ia" not in ctx.judges:
+    if "pa_ia" not in ctx.sections:
         return {}
     svc = await services(runtime)
     frames, initial = await _frames(state, svc)
@@ -46,8 +48,8 @@ async def pa_ia(state: State, runtime: Runtime[GazeContext]) -> Update:
         if value is None
     ]
     return {
-        "pa": cast(JudgeScoreRecord, pa.model_dump()) if pa else None,
-        "ia": cast(JudgeScoreRecord, ia.model_dump()) if ia else None,
+        "pa": record_of(pa, JudgeScoreRecord) if pa else None,
+        "ia": record_of(ia, JudgeScoreRecord) if ia else None,
         "usage": pa_calls + ia_calls,
         "prompts": ["judge_pa", "judge_ia"],
         "judge_failures": problems,
@@ -74,7 +76,7 @@ def recorded_curve(path: str, clip_id: str) -> list[float]:
 async def progress(state: State, runtime: Runtime[GazeContext]) -> Update:
     """The task-progress curve (raw and processed) and its OPD metrics."""
     ctx = runtime.context
-    if "progress" not in ctx.judges:
+    if "progress" not in ctx.sections:
         return {}
     svc = await services(runtime)
     frames, _ = await _frames(state, svc)
@@ -83,7 +85,7 @@ async def progress(state: State, runtime: Runtime[GazeContext]) -> Update:
     records: list[Any] = []
     error = ""
     if ctx.progress_style == "recorded":
-        clip_id = state.get("clip_id") or Path(state["video"]).stem
+        clip_id = state.get("clip_id") or default_clip_id(state["video"])
         raw: list[float] | None = await asyncio.to_thread(
             recorded_curve, str(ctx.progress_file), clip_id
         )

@@ -7,13 +7,12 @@ clip's decoding child and image reads in worker threads, through the run's clip 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
+from pydantic import BaseModel
 
-import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.agents import grounding, router
-from gaze.graph.context import GazeContext, diagnosing, wants_pixels
 from gaze.graph.early import grounded, wants_memory
 from gaze.graph.observing import empty_observation, observe_windows, reporting, window_ref
 from gaze.graph.segments import align_segments
@@ -34,6 +33,8 @@ from gaze.graph.state import (
 from gaze.models.structured import Structured
 from gaze.schema.codebook import DIMENSIONS
 from gaze.schema.inputs import check_instruction
+from gaze.schema.records import record_of
+from gaze.settings.context import GazeContext, diagnosing, wants_pixels
 
 
 async def start_run(state: State) -> dict[str, Any]:
@@ -54,7 +55,7 @@ async def load_clip(state: State, runtime: Runtime[GazeContext]) -> Update:
     ]
     return {
         "started_at": svc.started_at,
-        "clip": cast(ClipRecord, clip.info.model_dump(mode="json")),
+        "clip": record_of(clip.info, ClipRecord),
         "windows": windows,
         "decode_flags": list(clip.flags),
     }
@@ -69,19 +70,19 @@ async def pixels(state: State, runtime: Runtime[GazeContext]) -> Update:
     _, events = await (await services(runtime)).clips.pixel_evidence(state["video"])
     if not (diagnosing(ctx) and ctx.pixel_hints):
         return {"pixel_events": []}
-    return {"pixel_events": [cast(EventRecord, e.model_dump(mode="json")) for e in events]}
+    return {"pixel_events": [record_of(e, EventRecord) for e in events]}
 
 
 async def _ground(
     kind: Literal["task", "scene"], state: State, runtime: Runtime[GazeContext]
-) -> tuple[dict[str, object] | None, Update]:
-    """(memory as JSON or None, the bookkeeping fields of the update)."""
+) -> tuple[BaseModel | None, Update]:
+    """(the memory, or None, and the bookkeeping fields of the update)."""
     ctx = runtime.context
     if not wants_memory(ctx, kind):
         return None, {}
     check_instruction(state["instruction"])
     result = await grounded(kind, state, await services(runtime), ctx)
-    memory = result.value.model_dump() if result.value else None
+    memory = result.value
     return memory, {
         "usage": result.records,
         "prompts": [grounding.MEMORIES[kind][0]],
@@ -94,13 +95,13 @@ async def ground_task(state: State, runtime: Runtime[GazeContext]) -> Update:
     """Task memory: the objective and its ordered subtasks (from the instruction and the
     initial scene)."""
     memory, update = await _ground("task", state, runtime)
-    return {**update, "task_memory": cast(TaskMemoryRecord | None, memory)}
+    return {**update, "task_memory": record_of(memory, TaskMemoryRecord) if memory else None}
 
 
 async def ground_scene(state: State, runtime: Runtime[GazeContext]) -> Update:
     """Scene memory: workspace, objects, robot parts, relations and what is uncertain."""
     memory, update = await _ground("scene", state, runtime)
-    return {**update, "scene_memory": cast(SceneMemoryRecord | None, memory)}
+    return {**update, "scene_memory": record_of(memory, SceneMemoryRecord) if memory else None}
 
 
 async def observe(state: State, runtime: Runtime[GazeContext]) -> Update:

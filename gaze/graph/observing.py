@@ -12,9 +12,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from gaze.agents import observer
-from gaze.graph.context import GazeContext
 from gaze.graph.services import ObservedWindows, RunServices
 from gaze.graph.state import Observation, TaskMemoryRecord, Update, WindowRef, failure
+from gaze.settings.context import GazeContext
 from gaze.video.windows import Window
 
 

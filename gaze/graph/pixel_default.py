@@ -10,11 +10,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from gaze.graph.context import GazeContext, check_pixel_default, has_model
 from gaze.graph.services import opened_by_caller
 from gaze.graph.state import InputState
-from gaze.pixel_diagnosis import diagnose_pixels
+from gaze.pixels.diagnosis import diagnose_pixels
 from gaze.schema.inputs import clip_input
+from gaze.settings.context import GazeContext, check_pixel_default, has_model
 
 MODEL_ENTRY = ["load_clip", "ground_task", "ground_scene"]
 """Where a run with a model starts: decoding and both grounding calls at once."""

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 
 from langgraph.runtime import Runtime
 
-from gaze import __version__
-from gaze.graph.context import GazeContext
 from gaze.graph.crosscheck import pa_notes, progress_notes
 from gaze.graph.services import RunServices, finish, services
 from gaze.graph.state import CheckedHypothesis, State, Update
 from gaze.models.caller import Caller, usage_totals
-from gaze.pixel_diagnosis import pixel_signals
+from gaze.pixels.diagnosis import pixel_signals
 from gaze.prompts import load_prompt
 from gaze.redact import redact
-from gaze.schema.codebook import DIMENSIONS, load_codebook
+from gaze.schema.codebook import DIMENSIONS
 from gaze.schema.events import Event
+from gaze.schema.inputs import default_clip_id
 from gaze.schema.report import (
     Assessment,
     ClipInfo,
@@ -26,7 +24,9 @@ from gaze.schema.report import (
     RejectedHypothesis,
     Report,
     RunManifest,
+    run_manifest,
 )
+from gaze.settings.context import GazeContext
 
 DIAGNOSIS_ROLES = ("grounding", "observer", "router", "specialist", "critic")
 
@@ -34,13 +34,13 @@ DIAGNOSIS_ROLES = ("grounding", "observer", "router", "specialist", "critic")
 def graph_assessment(ctx: GazeContext, incomplete: list[str]) -> Assessment:
     """What a graph report covers: the six dimensions when the diagnosis ran (less the parts
     whose calls failed), none when only the judges ran."""
-    if "diagnosis" not in ctx.judges:
+    if "diagnosis" not in ctx.sections:
         return Assessment(
             mode="graph",
             assessed=[],
             not_assessed=list(DIMENSIONS),
             note=(
-                f"Judges only ({', '.join(ctx.judges)}): no failure dimension was diagnosed, "
+                f"Sections {', '.join(ctx.sections)} only: no failure dimension was diagnosed, "
                 "so the empty event list says nothing about failures."
             ),
         )
@@ -67,17 +67,12 @@ def manifest(state: State, ctx: GazeContext, caller: Caller) -> RunManifest:
     usage = state.get("usage", [])
     used_roles = sorted({r["role"] for r in usage})
     used_prompts = sorted(set(state.get("prompts", [])))
-    book = load_codebook()
-    return RunManifest(
-        gaze_version=__version__,
-        codebook_version=book.version,
-        codebook_hash=book.hash,
+    return run_manifest(
+        ctx.settings(),
+        time.time() - state.get("started_at", time.time()),
         prompts=[load_prompt(p).record for p in used_prompts],
         models={role: caller.model_name(role) for role in used_roles},
-        settings=ctx.settings(),
-        **usage_totals(usage, caller.pricing),
-        wall_time_s=round(time.time() - state.get("started_at", time.time()), 3),
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        usage=usage_totals(usage, caller.pricing),
     )
 
 
@@ -110,7 +105,7 @@ async def _report(state: State, ctx: GazeContext, svc: RunServices) -> Report:
     if "parse_failed" in flags:
         events = []
     signals = None
-    if "signals" in ctx.judges:
+    if "signals" in ctx.sections:
         series, _ = await svc.clips.pixel_evidence(state["video"])
         signals = pixel_signals(await svc.clips.decoded(state["video"]), series)
     judge_failures = state.get("judge_failures", [])
@@ -118,7 +113,7 @@ async def _report(state: State, ctx: GazeContext, svc: RunServices) -> Report:
         flags.append("judge_failed")
     consistency = progress_notes(events, state.get("progress")) + pa_notes(events, state.get("pa"))
     result = Report(
-        clip_id=state.get("clip_id") or state["video"].rsplit("/", 1)[-1].rsplit(".", 1)[0],
+        clip_id=state.get("clip_id") or default_clip_id(state["video"]),
         instruction=state["instruction"],
         initial_frame=state.get("initial_frame"),
         clip=ClipInfo.model_validate(state["clip"]),

@@ -16,21 +16,14 @@ import asyncio
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gaze.agents.judges import MAX_JUDGE_FRAMES, MAX_PROGRESS_CHUNK
-from gaze.environment import from_environment
-from gaze.errors import GazeInputError
-from gaze.graph.context import JUDGES, GazeContext, wants_pixels
-from gaze.models.cache import ResponseCache
-from gaze.models.caller import Caller, RetryPolicy
-from gaze.models.pool import EndpointPool, check_pool
-from gaze.models.prices import Pricing
-from gaze.models.protocol import Backbone
-from gaze.models.registry import bind_roles
-from gaze.models.serving_limits import startup_check
+from gaze.models import defaults
+from gaze.models.caller import Caller
+from gaze.pixels.measure import PIXEL_PASS
+from gaze.settings.caller import build_caller, sampling_of
+from gaze.settings.context import GazeContext, wants_pixels
 from gaze.video.store import ClipStore
 from gaze.video.windows import SamplingSettings
 
@@ -60,7 +53,9 @@ class RunServices:
     sampling: SamplingSettings
     clips: ClipStore
     owns_caller: bool = True
-    frames_gate: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(32))
+    frames_gate: asyncio.Semaphore = field(
+        default_factory=lambda: asyncio.Semaphore(defaults.CONCURRENCY)
+    )
     """Calls holding their frames at once: a long clip's hundreds of calls do not all load
     their images before the request limit lets them go (memory stays bounded)."""
     early: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
@@ -82,112 +77,9 @@ class RunServices:
             await self.caller.aclose()
 
 
-def check_context(ctx: GazeContext) -> None:
-    """Settings that cannot work are refused before any clip work."""
-    unknown = [j for j in ctx.judges if j not in JUDGES]
-    if unknown:
-        raise GazeInputError(f"unknown judges {unknown}; known: {', '.join(JUDGES)}")
-    if ctx.progress_style not in ("sequence", "pair", "recorded"):
-        raise GazeInputError("progress_style must be sequence, pair or recorded")
-    if "progress" in ctx.judges and ctx.progress_style == "recorded" and not ctx.progress_file:
-        raise GazeInputError("progress_style=recorded needs progress_file")
-    if not 1 <= ctx.top_k <= 6:
-        raise GazeInputError("top_k must be between 1 and 6")
-    if not 0 <= ctx.critic_threshold <= 1 or not 0 < ctx.merge_iou <= 1:
-        raise GazeInputError("critic_threshold must be in [0, 1] and merge_iou in (0, 1]")
-    if ctx.window_s <= 0 or ctx.frames_per_window < 1 or ctx.max_frames_per_call < 1:
-        raise GazeInputError("window_s, frames_per_window and max_frames_per_call must be positive")
-    if ctx.max_retries < 0 or ctx.concurrency < 1 or ctx.endpoint_concurrency < 0:
-        raise GazeInputError(
-            "max_retries must be >= 0, concurrency >= 1 and endpoint_concurrency >= 0"
-        )
-    if not 1 <= ctx.jpeg_quality <= 100 or ctx.image_detail not in ("auto", "low", "high"):
-        raise GazeInputError("jpeg_quality must be 1-100 and image_detail auto, low or high")
-    if not 0 <= ctx.temperature <= 2:
-        raise GazeInputError("temperature must be in [0, 2]")
-    if ctx.request_timeout_s <= 0 or ctx.clip_timeout_s <= 0 or ctx.breaker_after < 0:
-        raise GazeInputError(
-            "request_timeout_s and clip_timeout_s must be positive, breaker_after >= 0"
-        )
-
-
-def sampling_of(ctx: GazeContext) -> SamplingSettings:
-    return SamplingSettings(
-        window_s=ctx.window_s,
-        frames_per_window=ctx.frames_per_window,
-        max_side=ctx.max_side,
-        jpeg_quality=ctx.jpeg_quality,
-        grid=ctx.grid,
-    )
-
-
-def most_images(ctx: GazeContext) -> int:
-    """The most images one request of this run can carry."""
-    judge_images = MAX_JUDGE_FRAMES + 1 if "pa_ia" in ctx.judges else 0  # + the initial scene
-    progress_images = MAX_PROGRESS_CHUNK if "progress" in ctx.judges else 0
-    return max(ctx.max_frames_per_call, ctx.frames_per_window, judge_images, progress_images)
-
-
-def build_caller(
-    ctx: GazeContext, backbones: Mapping[str, Backbone] | None = None, *, check: bool = True
-) -> Caller:
-    """The caller a context describes; ``backbones`` (objects, from Python) win over names.
-    Builds SDK clients (reads certificates): call it from a worker thread inside a server."""
-    check_context(ctx)
-    bindings = bind_roles(
-        ctx.resolved_model(),
-        ctx.roles,
-        ctx.resolved_base_url(),
-        backbones,
-        ctx.image_detail,
-        ctx.endpoint_concurrency,
-        most_images(ctx),
-        ctx.request_timeout_s,
-    )
-    retry = RetryPolicy(initial_s=ctx.retry_initial_s, max_s=ctx.retry_max_s)
-
-    async def check_one(backbone: Backbone, where: str) -> None:
-        await startup_check(
-            backbone,
-            where,
-            images=most_images(ctx),
-            max_side=ctx.max_side,
-            attempts=1 + ctx.max_retries,
-            retry=retry,
-            timeout_s=ctx.request_timeout_s,
-        )
-
-    async def start_check(backbone: Backbone, where: str) -> None:
-        if isinstance(backbone, EndpointPool):
-            await check_pool(backbone, where, check_one)
-        else:
-            await check_one(backbone, where)
-
-    cache = ResponseCache() if ctx.use_cache else None
-    if cache is not None:
-        cache.open()  # an unusable cache folder fails now, in one line
-    return Caller(
-        bindings.backbones,
-        endpoints=bindings.endpoints,
-        cache=cache,
-        concurrency=ctx.concurrency,
-        retry=retry,
-        temperature=ctx.temperature,
-        pricing=Pricing.load(
-            ctx.prices_file or from_environment("prices_file"),
-            ctx.usd_per_mtok_in,
-            ctx.usd_per_mtok_out,
-        ),
-        check=start_check if check else None,
-        request_timeout_s=ctx.request_timeout_s,
-        breaker_after=ctx.breaker_after,
-        max_reply_chars=ctx.max_reply_chars,
-    )
-
-
 def clip_store(ctx: GazeContext) -> ClipStore:
     """The clip store of a run with these settings."""
-    return ClipStore(sampling_of(ctx), pixels=wants_pixels(ctx))
+    return ClipStore(sampling_of(ctx), PIXEL_PASS if wants_pixels(ctx) else None)
 
 
 _open: OrderedDict[str, RunServices] = OrderedDict()

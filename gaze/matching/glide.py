@@ -19,6 +19,10 @@ import numpy as np
 
 from gaze.matching.assignment import assign
 
+VERSION = 1
+"""This protocol as implemented here; bumped whenever a change alters a number it gives
+(scores files record it, so two files say whether they can be compared)."""
+
 
 @dataclass
 class GlideMatch:

@@ -25,6 +25,10 @@ import numpy as np
 
 from gaze.matching.assignment import assign
 
+VERSION = 1
+"""This protocol as implemented here; bumped whenever a change alters a number it gives
+(scores files record it, so two files say whether they can be compared)."""
+
 SAME_DIMENSION_BONUS = 0.25
 
 
@@ -52,7 +56,8 @@ def cost_matrix(
     )
     same = same.reshape(len(pred_dims), len(ref_dims))
     s = np.where(iou > 0, similarity, 0.0)
-    return s * iou * (1.0 + SAME_DIMENSION_BONUS * same)
+    cost: np.ndarray = s * iou * (1.0 + SAME_DIMENSION_BONUS * same)
+    return cost
 
 
 def match(

@@ -151,7 +151,7 @@ class EmbedJudge:
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as transformers_logging
 
-            transformers_logging.disable_progress_bar()
+            transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
         except ImportError:
             raise GazeInputError("the embed judge needs: pip install 'gaze[embed]'") from None
         self.model = SentenceTransformer(
@@ -166,7 +166,8 @@ class EmbedJudge:
         index = {t: i for i, t in enumerate(texts)}
         a = vectors[[index[p[0]] for p in pairs]]
         b = vectors[[index[p[1]] for p in pairs]]
-        return np.clip((a * b).sum(axis=1), 0.0, 1.0).astype(np.float64)
+        cosine: np.ndarray = np.clip((a * b).sum(axis=1), 0.0, 1.0).astype(np.float64)
+        return cosine
 
 
 def shipped_model_dir() -> Path:

@@ -40,7 +40,8 @@ def frame_iou(
     inter = np.minimum(p1[:, None], r1[None, :]) - np.maximum(p0[:, None], r0[None, :]) + 1
     inter = np.clip(inter, 0, None)
     union = (p1 - p0 + 1)[:, None] + (r1 - r0 + 1)[None, :] - inter
-    return inter / union
+    iou: np.ndarray = inter / union
+    return iou
 
 
 def continuous_iou(

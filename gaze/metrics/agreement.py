@@ -47,8 +47,8 @@ def axis_agreement(
 
 
 def overall(
-    pa: dict,
-    ia: dict,
+    pa: dict[str, Any],
+    ia: dict[str, Any],
     pa_pairs: tuple[np.ndarray, np.ndarray],
     ia_pairs: tuple[np.ndarray, np.ndarray],
 ) -> dict[str, float | None]:

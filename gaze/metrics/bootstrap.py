@@ -58,18 +58,3 @@ def percentile_interval(samples: np.ndarray) -> np.ndarray:
         if column.size:
             out[k] = np.percentile(column, [LOW, HIGH])
     return out
-
-
-def paired_difference_interval(
-    num_a: np.ndarray,
-    den_a: np.ndarray,
-    num_b: np.ndarray,
-    den_b: np.ndarray,
-    groups: Sequence[str],
-    n_boot: int,
-    seed: int,
-) -> np.ndarray:
-    """(K, 2) intervals of metric(A) - metric(B) on the same clips, same resamples for both."""
-    a = bootstrap_ratios(num_a, den_a, groups, n_boot, seed)
-    b = bootstrap_ratios(num_b, den_b, groups, n_boot, seed)
-    return percentile_interval(a - b)

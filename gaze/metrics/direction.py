@@ -10,6 +10,7 @@ first two and last two steps are dropped. Counts are pooled over episodes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,9 @@ def labelled_steps(
     return out
 
 
-def score(episodes: Sequence[tuple[Sequence[float], Sequence[tuple[float, float, int]]]]) -> dict:
+def score(
+    episodes: Sequence[tuple[Sequence[float], Sequence[tuple[float, float, int]]]],
+) -> dict[str, Any]:
     counts = {c: {"tp": 0, "fp": 0, "fn": 0} for c in (1, -1)}
     correct = evaluated = 0
     for curve, intervals in episodes:

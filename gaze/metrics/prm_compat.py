@@ -23,14 +23,14 @@ from collections.abc import Sequence
 from statistics import mean, median
 from typing import Any
 
+from gaze.formats.prm import FAILURE_LABELS, SUCCESS_LABELS
+
 SUCCESS_LEVEL = 0.99
 STILL_STEP = 0.005
 DRAWDOWN_TOLERANCE = 1e-12
 DRR_EPSILON = 1e-6
 BINARY = ("M25", "M50", "M75", "SR")
 CONTINUOUS = ("MP", "PPL", "CRA", "STR", "DRR", "FNS", "SQS")
-SUCCESS_LABELS = {"success", "succeeded", "true", "1"}
-FAILURE_LABELS = {"failed", "failure", "false", "0"}
 
 
 def case_metrics(curve: Sequence[float]) -> dict[str, float]:

@@ -86,7 +86,13 @@ def _mean(values: Sequence[Any]) -> float:
     return sum(clean) / len(clean) if clean else 0.0
 
 
-def bootstrap_ci(values: Sequence[float], n: int = 1000, seed: int = 0) -> list[float]:
+ORIGINAL_RESAMPLES = 1000
+"""The original scorer's resample count (its own constant, not gaze's ``RESAMPLES``)."""
+
+
+def bootstrap_ci(
+    values: Sequence[float], n: int = ORIGINAL_RESAMPLES, seed: int = 0
+) -> list[float]:
     """The original's percentile interval: ``n`` resamples drawn with ``random.Random(seed)``."""
     clean = [v for v in values if not _is_nan(v)]
     if not clean:

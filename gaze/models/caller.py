@@ -13,11 +13,12 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from typing_extensions import TypedDict
 
+from gaze.models import defaults
 from gaze.models.cache import ResponseCache, cache_key
 from gaze.models.prices import Pricing
 from gaze.models.protocol import (
@@ -54,8 +55,8 @@ class CallRecord(TypedDict):
 class RetryPolicy:
     """Pauses between attempts after a transient error (timeouts, 429, 5xx, resets)."""
 
-    initial_s: float = 0.5
-    max_s: float = 30.0
+    initial_s: float = defaults.RETRY_INITIAL_S
+    max_s: float = defaults.RETRY_MAX_S
     """Longest pause, a server's Retry-After included (a larger one is capped to this)."""
 
     def pause(self, attempt: int, error: Exception | None, rng: random.Random) -> float:
@@ -75,6 +76,20 @@ Check = Callable[[Backbone, str], Any]
 """The start-up check of a backbone: an awaitable that raises ModelConfigError when unusable."""
 
 
+@dataclass
+class _OnLoop:
+    """What a caller holds for the one event loop it is used on."""
+
+    loop: asyncio.AbstractEventLoop
+    semaphore: asyncio.Semaphore
+    """The run's limit on requests in flight."""
+    handed_over: asyncio.Event
+    checked: dict[int, asyncio.Future[None]] = field(default_factory=dict)
+    """Each backbone's start-up check, started once."""
+    ahead_of_check: dict[int, int] = field(default_factory=dict)
+    throttles: dict[int, Throttle] = field(default_factory=dict)
+
+
 class Caller:
     """Binds roles to backbones and makes their requests reliably and countably."""
 
@@ -84,14 +99,14 @@ class Caller:
         *,
         endpoints: Mapping[str, str] | None = None,
         cache: ResponseCache | None = None,
-        concurrency: int = 16,
+        concurrency: int = defaults.CONCURRENCY,
         retry: RetryPolicy | None = None,
-        temperature: float = 0.0,
+        temperature: float = defaults.TEMPERATURE,
         pricing: Pricing | None = None,
         check: Check | None = None,
-        request_timeout_s: float = 120.0,
-        breaker_after: int = 6,
-        max_reply_chars: int = 262_144,
+        request_timeout_s: float = defaults.REQUEST_TIMEOUT_S,
+        breaker_after: int = defaults.BREAKER_AFTER,
+        max_reply_chars: int = defaults.MAX_REPLY_CHARS,
         seed: int = 0,
     ) -> None:
         self.bindings = dict(bindings)
@@ -102,9 +117,7 @@ class Caller:
         self.pricing = pricing or Pricing({})
         """What the run's calls cost (``gaze.models.prices``)."""
         self._check = check
-        self._checked: dict[int, asyncio.Future[None]] = {}
-        self._ahead_of_check: dict[int, int] = {}
-        self._semaphore = asyncio.Semaphore(max(1, concurrency))
+        self._on: _OnLoop | None = None
         self._rng = random.Random(seed)
         self.request_timeout_s = request_timeout_s
         """Total deadline of one request, first byte to last (not an idle timeout)."""
@@ -115,12 +128,28 @@ class Caller:
         that is down."""
         self._calls_failed_in_a_row: dict[int, int] = {}
         self._concurrency = max(1, concurrency)
-        self._throttles: dict[int, Throttle] = {}
         self.max_reply_chars = max_reply_chars
         """Longer replies are refused unread: not parsed, not fed back, not cached."""
-        self.handed_over = asyncio.Event()
+
+    def _here(self) -> _OnLoop:
+        """This loop's limits, checks and throttles, made on first use in it (asyncio objects
+        belong to one loop: a caller reused by a later ``asyncio.run`` starts them afresh)."""
+        loop = asyncio.get_running_loop()
+        if self._on is None or self._on.loop is not loop:
+            self._on = _OnLoop(loop, asyncio.Semaphore(self._concurrency), asyncio.Event())
+        return self._on
+
+    @property
+    def handed_over(self) -> asyncio.Event:
         """Set once a request has been handed to a backbone (``gaze.api`` loads the graph module
         after that, so that its import does not compete with the first requests)."""
+        return self._here().handed_over
+
+    async def __aenter__(self) -> Caller:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
     def backbone(self, role: str) -> Backbone:
         try:
@@ -184,18 +213,20 @@ class Caller:
         rerun answered wholly from the cache never needs the server)."""
         if self._check is None:
             return None
-        job = self._checked.get(id(backbone))
+        checked = self._here().checked
+        job = checked.get(id(backbone))
         if job is None:
             where = f"{backbone.provider}:{backbone.model} ({role})"
             job = asyncio.ensure_future(self._check(backbone, where))
-            self._checked[id(backbone)] = job
+            checked[id(backbone)] = job
         return job
 
     def throttle(self, backbone: Backbone) -> Throttle:
         """The backbone's adaptive in-flight limit (``gaze.models.throttle``)."""
-        throttle = self._throttles.get(id(backbone))
+        throttles = self._here().throttles
+        throttle = throttles.get(id(backbone))
         if throttle is None:
-            throttle = self._throttles[id(backbone)] = Throttle(self._concurrency)
+            throttle = throttles[id(backbone)] = Throttle(self._concurrency)
         return throttle
 
     def _breaker(self, backbone: Backbone) -> None:
@@ -218,11 +249,12 @@ class Caller:
         self._breaker(backbone)
         check = self._check_job(backbone, request.role)
         if check is not None and not check.done():
-            ahead = self._ahead_of_check.get(id(backbone), 0)
+            ahead_of_check = self._here().ahead_of_check
+            ahead = ahead_of_check.get(id(backbone), 0)
             if ahead >= AHEAD_OF_CHECK:
                 await asyncio.shield(check)
             else:
-                self._ahead_of_check[id(backbone)] = ahead + 1
+                ahead_of_check[id(backbone)] = ahead + 1
         if check is not None and check.done():
             check.result()  # a backbone found unusable gets no more requests
         try:
@@ -245,7 +277,7 @@ class Caller:
         outcome: BaseException | None = None
         replied = False
         try:
-            async with self._semaphore:
+            async with self._here().semaphore:
                 self._breaker(backbone)  # it may have opened while this request waited
                 self.handed_over.set()
                 started = time.perf_counter()

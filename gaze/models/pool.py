@@ -93,7 +93,15 @@ class EndpointPool:
         self.endpoints = list(endpoints)
         self.down_after = max(1, down_after)
         self._clock = clock
-        self._changed = asyncio.Condition()
+        self._condition: tuple[asyncio.AbstractEventLoop, asyncio.Condition] | None = None
+
+    @property
+    def _changed(self) -> asyncio.Condition:
+        """Notified when room frees; made for the loop in use (a pool may outlive a loop)."""
+        loop = asyncio.get_running_loop()
+        if self._condition is None or self._condition[0] is not loop:
+            self._condition = (loop, asyncio.Condition())
+        return self._condition[1]
 
     def preference(self, request: ModelRequest) -> list[Endpoint]:
         """The endpoints in this request's order of preference (rendezvous hashing)."""

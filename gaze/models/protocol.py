@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from gaze.errors import GazeInputError
+from gaze.models import defaults
 
 ROLES: tuple[str, ...] = (
     "grounding",
@@ -66,7 +67,7 @@ class ModelRequest:
     messages: tuple[Message, ...]
     schema_name: str
     json_schema: dict[str, Any] | None = None
-    temperature: float = 0.0
+    temperature: float = defaults.TEMPERATURE
     max_output_tokens: int = 2048
     sample: int = 0
     """Index of a repeated sample (self-consistency); part of the cache key."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from gaze.errors import GazeInputError
+from gaze.models import defaults
 from gaze.models.cache import public_endpoint
 from gaze.models.caller import RetryPolicy
 from gaze.models.pool import Endpoint, EndpointPool, parse_endpoints
@@ -251,7 +252,7 @@ async def preflight(
     *,
     attempts: int = 4,
     retry: RetryPolicy | None = None,
-    timeout_s: float = 120.0,
+    timeout_s: float = defaults.REQUEST_TIMEOUT_S,
     images: int = 1,
     refused: str = "",
 ) -> None:

@@ -11,6 +11,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from gaze.models import defaults
 from gaze.models.caller import Caller, CallRecord
 from gaze.models.protocol import (
     EndpointDownError,
@@ -88,7 +89,7 @@ async def ask(
     messages: list[Message],
     output: type[T],
     *,
-    max_retries: int = 3,
+    max_retries: int = defaults.MAX_RETRIES,
     temperature: float | None = None,
     sample: int = 0,
     parse: Callable[[str], Any] | None = None,

@@ -42,6 +42,12 @@ class ClipInput(BaseModel):
         return check_instruction(value)
 
 
+def default_clip_id(video: str | Path) -> str:
+    """A clip's id when none is given: the file name without its suffix (``pick.mp4``:
+    ``pick``)."""
+    return Path(video).stem
+
+
 def clip_input(
     video: str | Path,
     instruction: str,
@@ -54,7 +60,7 @@ def clip_input(
     except ValueError as exc:
         raise GazeInputError(f"instruction: {exc}") from None
     return ClipInput(
-        clip_id=clip_id or Path(video).stem,
+        clip_id=clip_id or default_clip_id(video),
         video=str(video),
         instruction=text,
         initial_frame=str(initial_frame) if initial_frame else None,

@@ -8,8 +8,9 @@ endpoints) cannot read ``typing.TypedDict`` before Python 3.12.
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired
+from typing import Any, Literal, NotRequired, TypeVar, cast
 
+from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from gaze.schema.codebook import DimensionName
@@ -91,6 +92,8 @@ class Hypothesis(TypedDict):
     source: NotRequired[Literal["specialist", "pixels"]]
     regions: NotRequired[list[RegionRecord]]
     """Frames and boxes that show it (pixel evidence names the region that changed)."""
+    spans: NotRequired[list[tuple[float, float]]]
+    """Its intervals when it has several within [start_s, end_s] (``Event.spans``)."""
 
 
 class CheckedHypothesis(Hypothesis):
@@ -187,3 +190,35 @@ class ClipRecord(TypedDict):
     codec: str
     container_frame_count: int | None
     warnings: list[str]
+
+
+MIRRORS: dict[str, str] = {
+    "RegionRecord": "gaze.schema.events.EvidenceRegion",
+    "EventRecord": "gaze.schema.events.Event",
+    "SubtaskRecord": "gaze.agents.grounding.Subtask",
+    "TaskMemoryRecord": "gaze.agents.grounding.TaskMemory",
+    "SceneObjectRecord": "gaze.agents.grounding.SceneObject",
+    "SceneMemoryRecord": "gaze.agents.grounding.SceneMemory",
+    "JudgeScoreRecord": "gaze.schema.report.JudgeScore",
+    "ProgressRecord": "gaze.schema.report.ProgressCurve",
+    "ClipRecord": "gaze.schema.report.ClipInfo",
+}
+"""Each record that is a pydantic model as JSON, and that model: their fields are one list
+(``tests/schema/test_records.py`` fails when they differ; ``record_of`` checks every dump)."""
+
+R = TypeVar("R")
+
+
+def record_of(model: BaseModel, record: type[R]) -> R:
+    """``model`` as the graph's JSON record ``record``, its keys checked against the record's
+    (a field added to one side only fails here, not three nodes later)."""
+    data: dict[str, Any] = model.model_dump(mode="json")
+    keys: Any = record
+    required, optional = keys.__required_keys__, keys.__optional_keys__
+    missing, unknown = required - data.keys(), data.keys() - required - optional
+    if missing or unknown:
+        raise TypeError(
+            f"{type(model).__name__} is not a {keys.__name__}: missing {sorted(missing)}, "
+            f"unknown {sorted(unknown)}"
+        )
+    return cast(R, data)

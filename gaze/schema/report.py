@@ -6,9 +6,10 @@ Its JSON Schema is exported to ``report.schema.json`` beside this file
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gaze.schema.events import Event
 
@@ -170,6 +171,34 @@ class RunManifest(BaseModel):
     """UTC time the report was written, ISO 8601."""
 
 
+def run_manifest(
+    settings: dict[str, Any],
+    wall_time_s: float,
+    *,
+    prompts: list[PromptRecord] | None = None,
+    models: dict[str, str] | None = None,
+    usage: dict[str, Any] | None = None,
+) -> RunManifest:
+    """The one way a report's manifest is made: this code's versions, the codebook's hash and
+    the time, with what the method used (prompts, models, settings) and its calls' ``usage``
+    (``gaze.models.caller.usage_totals``)."""
+    from gaze import __version__
+    from gaze.schema.codebook import load_codebook
+
+    book = load_codebook()
+    return RunManifest(
+        gaze_version=__version__,
+        codebook_version=book.version,
+        codebook_hash=book.hash,
+        prompts=prompts or [],
+        models=models or {},
+        settings=settings,
+        **(usage or {}),
+        wall_time_s=round(wall_time_s, 3),
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+
+
 class RejectedHypothesis(BaseModel):
     """A hypothesis the critic turned down, kept so a reader can audit the critic."""
 
@@ -197,7 +226,18 @@ class Report(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     format: str = REPORT_FORMAT
-    """Version of this JSON layout (``REPORT_FORMAT``)."""
+    """Version of this JSON layout (``REPORT_FORMAT``); a gaze that reads an older layout
+    refuses a newer file instead of misreading it."""
+
+    @field_validator("format")
+    @classmethod
+    def _readable(cls, value: str) -> str:
+        if not value.isdigit() or int(value) > int(REPORT_FORMAT):
+            raise ValueError(
+                f"report format {value!r} is newer than this gaze reads ({REPORT_FORMAT} and "
+                "older): upgrade gaze"
+            )
+        return value
 
     clip_id: str
     """Identifier of the clip."""

@@ -1,3 +1,3 @@
-"""Opening clips, sampling windows, encoding frames, and pixel-evidence signals."""
-
-import gaze  # noqa: F401  (quiets OpenCV's own logging before cv2 is imported)
+"""Decoding and sampling: opening clips, the window schedule, encoding frames, the decoding child
+process and the run's clip store. Pixel evidence lives in ``gaze.pixels``, which reads this
+package; nothing here imports it."""

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.errors import GazeInputError
 from gaze.schema.report import ClipInfo
 from gaze.video.frames import analysis_size, encode_jpeg, fitted_size, resize_max_side

@@ -32,25 +32,44 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from gaze.errors import GazeInputError
 from gaze.video import decoder_pool
 from gaze.video.clip import DecodedClip, WindowSink, check_video_path
 from gaze.video.grid import window_grids
-from gaze.video.signals import SignalMeter
 from gaze.video.spill import BlobStore, FrameStore
 from gaze.video.windows import SamplingSettings
 
 _LENGTH = struct.Struct("<Q")
 
 
+class Meter(Protocol):
+    """Measures each analysis thumbnail as decoding hands it over."""
+
+    def add(self, thumb: Any) -> None: ...
+
+    def series(self, frames: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class PixelPass:
+    """The work a decoding child does beside and after decoding: a meter fed every analysis
+    thumbnail, then the measurement of the decoded clip. ``gaze.pixels.measure.PIXEL_PASS`` is
+    the one in use; decoding knows no detector (it is pickled to the child by reference)."""
+
+    meter: Callable[[], Meter]
+    """Makes a fresh meter for one clip."""
+    measure: Callable[[DecodedClip, Any], tuple[Any, list[Any]]]
+    """(decoded clip, the meter's series) -> (signals, candidate events)."""
+
+
 @dataclass(frozen=True)
 class DecodeRequest:
     path: str
     settings: SamplingSettings
-    pixels: bool
-    """Also run the pixel pass (signals and candidate events) after decoding."""
+    pixels: PixelPass | None
+    """The pixel pass to run beside and after decoding, or None for decoding alone."""
 
 
 class DecoderStopped(GazeInputError):
@@ -78,14 +97,13 @@ def _receive(source: IO[bytes]) -> tuple[Any, ...] | None:
 def _serve(request: DecodeRequest, out: IO[bytes]) -> None:
     """The child's work: decode, hand windows over, then the pixel pass."""
     from gaze.video.clip import open_clip
-    from gaze.video.store import measure_pixels
 
     def hand_over(window: Any, jpegs: dict[int, bytes], grid: bytes | None) -> None:
         _send(out, ("window", window, jpegs, grid))
 
-    meter = SignalMeter()
+    meter = request.pixels.meter() if request.pixels is not None else None
     try:
-        with _Beside(meter.add if request.pixels else None) as measure:
+        with _Beside(meter.add if meter is not None else None) as measure:
             clip = open_clip(
                 request.path, request.settings, encode=True, on_window=hand_over, on_thumb=measure
             )
@@ -95,8 +113,8 @@ def _serve(request: DecodeRequest, out: IO[bytes]) -> None:
     rest = {i: clip.jpegs[i] for i in clip.jpegs}  # the windows not handed over
     light = replace(clip, jpegs={}, analysis=replace(clip.analysis, thumbs=FrameStore()))
     _send(out, ("clip", light, rest))
-    if request.pixels:
-        signals, events = measure_pixels(clip, meter.series(clip.analysis))
+    if request.pixels is not None and meter is not None:
+        signals, events = request.pixels.measure(clip, meter.series(clip.analysis))
         _send(out, ("pixels", signals, events))
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import hashlib
 
 import cv2
 import numpy as np
@@ -46,11 +45,6 @@ def encode_jpeg(frame: np.ndarray, quality: int = 85) -> bytes:
     if not ok:
         raise ValueError("JPEG encoding failed")
     return buf.tobytes()
-
-
-def image_hash(data: bytes) -> str:
-    """Content hash of encoded image bytes (used in cache keys and manifests)."""
-    return hashlib.sha256(data).hexdigest()
 
 
 def data_url(jpeg: bytes) -> str:

@@ -1,6 +1,6 @@
 """Every decoded frame, cheaply: grey differences to the previous few frames.
 
-Heavy analysis runs on thumbnails at a capped rate (``gaze.video.signals``), which never looks at
+Heavy analysis runs on thumbnails at a capped rate (``gaze.pixels.signals``), which never looks at
 two frames in three of a 30 fps clip. A one-frame glitch hides there, and the exact frame of a
 sudden change is lost. So each decoded frame is also sampled on a coarse grid (every
 ``step``-th pixel, about SAMPLE_SIDE across; no filtering, so sensor noise is kept and a repeated
@@ -16,8 +16,6 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 
 SAMPLE_SIDE = 160
 """Samples across the longer side of a frame."""

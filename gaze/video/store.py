@@ -18,18 +18,16 @@ from typing import Any, TypeVar
 import cv2
 import numpy as np
 
-import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.errors import GazeInputError
 from gaze.schema.events import Event
 from gaze.video.clip import DecodedClip, check_video_path
-from gaze.video.decode_process import DecodeJob, DecodeRequest
-from gaze.video.evidence import detect
+from gaze.video.decode_process import DecodeJob, DecodeRequest, PixelPass
 from gaze.video.frames import resize_max_side
-from gaze.video.signals import SignalSeries, compute_signals
 from gaze.video.spill import BlobStore
 from gaze.video.windows import SamplingSettings, Window
 
-PixelEvidence = tuple[SignalSeries, list[Event]]
+PixelEvidence = tuple[Any, list[Event]]
+"""(signals, candidate events) as the store's pixel pass measured them."""
 
 T = TypeVar("T")
 
@@ -49,13 +47,6 @@ def read_first_frame(path: str, max_side: int) -> np.ndarray:
             "(unknown format, unsupported codec, or corrupt file)"
         )
     return resize_max_side(frame, max_side)
-
-
-def measure_pixels(clip: DecodedClip, signals: SignalSeries | None = None) -> PixelEvidence:
-    """Pixel signals and candidate events of a decoded clip (pure CPU work); pass ``signals``
-    when they were measured while decoding."""
-    signals = compute_signals(clip.analysis) if signals is None else signals
-    return signals, detect(clip.analysis, signals)
 
 
 class _Decoding:
@@ -85,14 +76,14 @@ class _Decoding:
             self.clip.set_result(clip)
         self.changed.set()
 
-    def set_pixels(self, signals: SignalSeries, events: list[Event]) -> None:
+    def set_pixels(self, signals: Any, events: list[Event]) -> None:
         if not self.pixels.done():
             self.pixels.set_result((signals, events))
 
     def delivered(self) -> bool:
         """Whether the job has handed over everything it was asked for."""
         asked: list[asyncio.Future[Any]] = [self.clip]
-        if self.job.request.pixels:
+        if self.job.request.pixels is not None:
             asked.append(self.pixels)
         return all(f.done() for f in asked)
 
@@ -107,13 +98,13 @@ class _Decoding:
 class ClipStore:
     """Decoded clips, first frames and pixel evidence of one run, each computed once. Each clip
     is decoded by its own child process (``gaze.video.decode_process``), which also runs the
-    pixel pass when the store was made with ``pixels``; its windows are handed over as they are
-    encoded (``windows``)."""
+    pixel pass when the store was made with one (``gaze.pixels.measure.PIXEL_PASS``); its
+    windows are handed over as they are encoded (``windows``)."""
 
-    def __init__(self, sampling: SamplingSettings, pixels: bool = True) -> None:
+    def __init__(self, sampling: SamplingSettings, pixel_pass: PixelPass | None = None) -> None:
         self.sampling = sampling
-        self.pixels = pixels
-        """Whether the decoding child also runs the pixel pass (the run uses pixel evidence)."""
+        self.pixel_pass = pixel_pass
+        """Run beside every decoding (the run uses pixel evidence); None: decoding alone."""
         self.decodes = 0
         """How many decodes this store started (benchmarks and tests count them)."""
         self._tasks: dict[tuple[str, str], asyncio.Future[Any]] = {}
@@ -137,14 +128,17 @@ class ClipStore:
     def start(self, path: str, pixels: bool | None = None) -> _Decoding:
         """Start decoding ``path`` now (once per run; the first caller decides whether the
         pixel pass runs too, unless a later caller needs it). Call on the event loop."""
-        pixels = self.pixels if pixels is None else pixels
+        pixels = self.pixel_pass is not None if pixels is None else pixels
+        if pixels and self.pixel_pass is None:
+            raise RuntimeError("this clip store was made without a pixel pass")
         found = self._decoding.get((path, True)) or (
             None if pixels else self._decoding.get((path, False))
         )
         if found is not None:  # a decoding with the pixel pass serves askers without it too
             return found
         self.decodes += 1
-        state = _Decoding(DecodeJob(DecodeRequest(path, self.sampling, pixels)))
+        request = DecodeRequest(path, self.sampling, self.pixel_pass if pixels else None)
+        state = _Decoding(DecodeJob(request))
         self._decoding[(path, pixels)] = state
         loop = asyncio.get_running_loop()
 

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gaze.bench.inputs import load_manifest, video_path
+from gaze.bench.results import check_readable
 from gaze.errors import GazeInputError
 from gaze.formats.jsonl import JSON_ERRORS
 from gaze.schema.manifest import ManifestClip
@@ -100,11 +101,17 @@ def load_run(folder: str | Path, extra_scores: list[Path] | None = None) -> RunD
     run = RunData(folder, info, reports, problems=problems)
     for path in sorted(folder.glob("*.json")):
         if path.name != "run.json" and is_scores(data := _read_json(path, problems)):
+            try:
+                check_readable(data, path.name)
+            except GazeInputError as exc:
+                problems.append(str(exc))
+                continue
             run.scores.append(Scores(path.name, data))
     for path in extra_scores or []:
         data = _read_json(path, problems)
         if not is_scores(data):
             raise GazeInputError(f"{path} is not a `gaze bench score` output")
+        check_readable(data, path)
         run.scores.append(Scores(path.name, data))
     manifest = info.get("manifest")
     if manifest and Path(manifest).is_file():

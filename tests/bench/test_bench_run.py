@@ -10,17 +10,17 @@ import shutil
 
 import pytest
 
-from gaze.bench.baselines import agree, run_baseline
+from gaze.bench.baselines import agree, baseline_settings, run_baseline
 from gaze.bench.run import run_benchmark
 from gaze.bench.screening import screen
 from gaze.cli.main import run
-from gaze.graph.context import GazeContext
 from gaze.models.caller import Caller
 from gaze.models.protocol import ModelRequest, TextPart
 from gaze.models.scripted import ScriptedBackbone, minimal_instance
 from gaze.schema.events import Event
 from gaze.schema.manifest import ManifestClip
 from gaze.schema.report import Report
+from gaze.settings.context import GazeContext
 from tests.cli.test_cli import one_line_error
 
 
@@ -159,16 +159,11 @@ def test_baselines(forge_dir, forge_rows, method, types, calls):
     events, records, problems = asyncio.run(
         run_baseline(
             Caller({"default": backbone}),
-            method,
+            baseline_settings(method, GazeContext(model="scripted:auto"), samples=5),
             "put the block on the plate",
             frames,
             (0.0, clip.jpegs[0]),
             clip.info.duration_s,
-            max_retries=3,
-            samples=5,
-            temperature=0.0,
-            verify_threshold=0.5,
-            max_frames=32,
         )
     )
     assert [e.type for e in events] == types and problems == []
@@ -410,8 +405,20 @@ def test_an_interrupted_run_still_writes_run_json(forge_dir, tmp_path):
     import time
 
     out = tmp_path / "run"
-    args = [sys.executable, "-m", "gaze", "bench", "run", str(forge_dir / "manifest.jsonl"),
-            "--method", "pixel", "--out", str(out), "--clips", "1"]  # fmt: skip
+    args = [
+        sys.executable,
+        "-m",
+        "gaze",
+        "bench",
+        "run",
+        str(forge_dir / "manifest.jsonl"),
+        "--method",
+        "pixel",
+        "--out",
+        str(out),
+        "--clips",
+        "1",
+    ]  # fmt: skip  (the old name of --clips-in-flight)
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not list((out / "reports").glob("*.json")):
@@ -426,3 +433,16 @@ def test_an_interrupted_run_still_writes_run_json(forge_dir, tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     again = json.loads((out / "run.json").read_text())
     assert "interrupted" not in again and again["resumed"] == written
+
+
+def test_each_baseline_records_the_settings_it_uses_and_no_other():
+    ctx = GazeContext(model="openai:m", critic_threshold=0.6, top_k=2, concurrency=4)
+    b1 = baseline_settings("b1", ctx, samples=5).record()
+    b2 = baseline_settings("b2", ctx, samples=5).record()
+    b3 = baseline_settings("b3", ctx, samples=5).record()
+    assert b1["model"] == "openai:m" and b1["temperature"] == 0.0 and b1["max_frames"] == 32
+    assert "samples" not in b1 and "verify_threshold" not in b1
+    assert b2["samples"] == 5 and b2["temperature"] == 0.7  # what its samples were sent at
+    assert b3["verify_threshold"] == 0.6 and "samples" not in b3
+    # the graph's own settings (router, limits) are not what a baseline computes with
+    assert not {"top_k", "concurrency", "use_router"} & (b1.keys() | b2.keys() | b3.keys())

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from gaze.bench.forge2 import KINDS, TYPE_OF, forge_frames, forge_set
-from gaze.bench.forge2.encode import encode
 from gaze.bench.forge2.forge import Look, draft, forge_clip
 from gaze.bench.forge2.survive import SURVIVES, kept_share, surviving_share
+from gaze.bench.forge_common import encode
 from gaze.matching.spans import frame_iou
-from gaze.pixel_diagnosis import diagnose_pixels
+from gaze.pixels.diagnosis import diagnose_pixels
 from gaze.schema.inputs import ClipInput
 
 

@@ -40,7 +40,7 @@ def comparable(path) -> dict:
 def test_a_ray_run_writes_the_local_runs_reports_on_both_nodes(forge_dir, tmp_path, cluster):
     manifest = forge_dir / "manifest.jsonl"
     rows = [json.loads(line) for line in manifest.read_text().splitlines()]
-    common = ["--model", "scripted:auto", "--no-cache", "--clips", "2"]
+    common = ["--model", "scripted:auto", "--no-cache", "--clips-in-flight", "2"]
     assert run(["bench", "run", str(manifest), "--out", str(tmp_path / "local"), *common]) == 0
     on_ray = ["bench", "run", str(manifest), "--out", str(tmp_path / "ray"), *common]
     on_ray += ["--executor", "ray", "--ray-address", cluster.address]
@@ -85,7 +85,7 @@ def test_ray_workers_share_a_fleet_of_model_servers(forge_dir, tmp_path, cluster
     with StandIn(responder=minimal_chat) as one, StandIn(responder=minimal_chat) as two:
         args = ["bench", "run", str(manifest), "--out", str(tmp_path / "fleet")]
         args += ["--model", "openai:m", "--no-cache", "--executor", "ray"]
-        args += ["--ray-address", cluster.address, "--clips", "2"]
+        args += ["--ray-address", cluster.address, "--clips-in-flight", "2"]
         args += ["--base-url", one.url + "/v1", "--base-url", two.url + "/v1"]
         assert run(args) == 0
         served = [len(clip_work(one.seen)), len(clip_work(two.seen))]

@@ -101,10 +101,10 @@ def test_demo_finds_its_injected_failures(capsys):
             "need a default model (--model",
         ),
         (
-            ["diagnose", "{clip}", "-i", "pick", "--model", "scripted:auto", "--judges", "vibes"],
-            "unknown judges",
+            ["diagnose", "{clip}", "-i", "pick", "--model", "scripted:auto", "--sections", "vibes"],
+            "unknown sections",
         ),
-        (["diagnose", "{clip}", "-i", "pick", "--judges", "progress"], "need a model"),
+        (["diagnose", "{clip}", "-i", "pick", "--judges", "progress"], "need a model"),  # old name
         (["diagnose", "{clip}", "-i", "pick", "--initial-frame", "{text}"], "not an image"),
         (["diagnose", "{clip}", "-i", "pick", "--out", "{nodir}/r.json"], "does not exist"),
         (["diagnose", "{clip}", "-i", "pick", "--frobnicate"], "No such option"),

@@ -69,7 +69,7 @@ def test_scripted_file_model_runs_the_graph(forge_dir, forge_rows, tmp_path, cap
             row.instruction,
             "--model",
             f"scripted:{script}",
-            "--judges",
+            "--sections",
             "diagnosis,signals",
             "--json",
         ]

@@ -76,7 +76,7 @@ def test_a_fleet_spreads_clips_sticks_by_clip_and_survives_a_dying_server(
         fleet.servers.update(a=a, b=b, c=c)
         out = tmp_path / "fleet"
         args = ["bench", "run", str(manifest), "--out", str(out), "--model", "openai:m"]
-        args += ["--clips", "2", "--no-cache"]  # at most 16 requests above the least busy
+        args += ["--clips-in-flight", "2", "--no-cache"]  # at most 16 requests above the least busy
         for server in (a, b, c):
             args += ["--base-url", server.url + "/v1"]
         code = run(args)

@@ -149,11 +149,11 @@ def test_bench_run_records_clips_without_replies_and_redoes_them(forge_dir, tmp_
 
 
 def test_judges_help_lists_every_judge(capsys):
-    from gaze.graph.context import JUDGES
+    from gaze.settings.context import SECTIONS
 
     assert run(["diagnose", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    for judge in JUDGES:
+    for judge in SECTIONS:
         assert judge in text
     assert "pixel signals" in text and "task-progress curve" in text
 
@@ -166,7 +166,9 @@ def test_the_graph_is_importable_as_the_docs_say():
 
 
 def test_progress_judge_on_the_minimal_scripted_model(capsys):
-    code = run(["diagnose", "--demo", "--model", "scripted:auto", "--judges", "progress", "--json"])
+    code = run(
+        ["diagnose", "--demo", "--model", "scripted:auto", "--sections", "progress", "--json"]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.err
     report = json.loads(captured.out)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gaze.pixel_diagnosis import diagnose_pixels
+from gaze.pixels.diagnosis import diagnose_pixels
 from gaze.schema.inputs import ClipInput
 from tests.conftest import SHARED_CLIPS
 

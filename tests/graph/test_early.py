@@ -9,8 +9,8 @@ import threading
 from collections import Counter
 
 from gaze.api import adiagnose
-from gaze.graph.context import GazeContext
 from gaze.models.scripted import ScriptedBackbone, minimal_instance
+from gaze.settings.context import GazeContext
 
 
 def _diagnose(video, instruction, respond, **context):

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gaze.api import adiagnose
-from gaze.graph.context import GazeContext
+from gaze.settings.context import GazeContext
 from tests.graph.script import scripted_world, text_of
 
 

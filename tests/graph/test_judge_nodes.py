@@ -9,8 +9,8 @@ import re
 import pytest
 
 from gaze.api import adiagnose
-from gaze.graph.context import GazeContext
 from gaze.models.scripted import ScriptedBackbone
+from gaze.settings.context import GazeContext
 from tests.graph.script import World, text_of
 
 
@@ -52,7 +52,7 @@ def run(clip, instruction, backbone, **settings):
 def test_judges_beside_the_diagnosis(teleport):
     clip, instruction, truth = teleport
     backbone = ScriptedBackbone(JudgeWorld(truth))
-    report = run(clip, instruction, backbone, judges=["diagnosis", "pa_ia", "progress"])
+    report = run(clip, instruction, backbone, sections=["diagnosis", "pa_ia", "progress"])
     assert report.pa.score == 2 and report.pa.subscores["scene_consistency"] == 0
     assert report.ia.score == 4 and report.ia.rationale == "right block, placed"
     judge_calls = backbone.calls("judge")
@@ -73,7 +73,7 @@ def test_judges_beside_the_diagnosis(teleport):
 def test_judges_alone_make_no_diagnosis_calls(teleport):
     clip, instruction, truth = teleport
     backbone = ScriptedBackbone(JudgeWorld(truth))
-    report = run(clip, instruction, backbone, judges=["pa_ia"])
+    report = run(clip, instruction, backbone, sections=["pa_ia"])
     assert {r.role for r in backbone.requests} == {"judge"}
     assert report.events == [] and report.progress is None
     # a judges-only run does not claim to have diagnosed anything
@@ -86,7 +86,7 @@ def test_judges_alone_make_no_diagnosis_calls(teleport):
 def test_pair_and_recorded_progress(teleport, tmp_path):
     clip, instruction, truth = teleport
     backbone = ScriptedBackbone(JudgeWorld(truth))
-    pair = run(clip, instruction, backbone, judges=["progress"], progress_style="pair")
+    pair = run(clip, instruction, backbone, sections=["progress"], progress_style="pair")
     assert pair.progress.raw == [0.0] + [10.0] * 7  # increments, accumulated when processed
     assert len(backbone.calls("progress")) == 7
     recorded = tmp_path / "curves.jsonl"
@@ -96,7 +96,7 @@ def test_pair_and_recorded_progress(teleport, tmp_path):
         clip,
         instruction,
         silent,
-        judges=["progress"],
+        sections=["progress"],
         progress_style="recorded",
         progress_file=str(recorded),
     )
@@ -114,7 +114,7 @@ def test_unparseable_judge_is_flagged_without_emptying_the_diagnosis(teleport):
         clip,
         instruction,
         ScriptedBackbone(Mute(truth)),
-        judges=["diagnosis", "pa_ia"],
+        sections=["diagnosis", "pa_ia"],
         max_retries=1,
     )
     assert report.pa is None and "judge_failed" in report.flags
@@ -147,7 +147,7 @@ def test_progress_replies_of_the_wrong_length_are_repaired_by_their_frame_times(
         def progress(self, request):  # every other second only, as real models do
             return {"frames": [{"time_s": t, "progress": 10 * t} for t in range(0, 8, 2)]}
 
-    report = run(clip, instruction, ScriptedBackbone(Sloppy(truth)), judges=["progress"])
+    report = run(clip, instruction, ScriptedBackbone(Sloppy(truth)), sections=["progress"])
     assert report.progress.raw == [0, 0, 20, 20, 40, 40, 60, 60]  # nearest named time
     assert "judge_failed" not in report.flags
 
@@ -155,7 +155,7 @@ def test_progress_replies_of_the_wrong_length_are_repaired_by_their_frame_times(
 def test_progress_judge_runs_on_the_minimal_scripted_model(teleport):
     clip, instruction, _ = teleport
     backbone = ScriptedBackbone(fallback_minimal=True)
-    report = run(clip, instruction, backbone, judges=["progress"])
+    report = run(clip, instruction, backbone, sections=["progress"])
     assert "judge_failed" not in report.flags and len(report.progress.raw) == 8
     (request,) = backbone.calls("progress")
     items = request.json_schema["properties"]["frames"]

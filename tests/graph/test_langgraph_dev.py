@@ -134,7 +134,7 @@ def test_dev_server_publishes_input_output_and_context_schemas(dev_server):
 def test_dev_server_with_studios_default_context_gives_the_pixel_default(dev_server):
     """Studio's default context names no model: the run reports what pixels show, as `gaze
     diagnose` does without one, instead of failing on 'no model configured'."""
-    from gaze.pixel_diagnosis import diagnose_pixels
+    from gaze.pixels.diagnosis import diagnose_pixels
     from gaze.schema.inputs import clip_input
 
     video, instruction = str(REPO / "gaze" / "assets" / "demo.mp4"), "put the orange block"
@@ -154,6 +154,6 @@ def test_dev_server_with_studios_default_context_gives_the_pixel_default(dev_ser
     assert spans == [(e.type, e.start_s, e.end_s) for e in here.events]
     assert ("object_teleportation", 4.5, 4.6) in spans
     # a branch that needs a model says so
-    failed = run({"context": {"judges": ["diagnosis", "pa_ia"]}})
+    failed = run({"context": {"sections": ["diagnosis", "pa_ia"]}})
     assert "report" not in failed
-    assert "judges ['pa_ia'] need a model" in json.dumps(failed)
+    assert "sections ['pa_ia'] need a model" in json.dumps(failed)

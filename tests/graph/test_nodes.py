@@ -10,9 +10,9 @@ import pytest
 from langgraph._internal._constants import CONFIG_KEY_RUNTIME  # how Pregel hands nodes a Runtime
 from langgraph.runtime import Runtime
 
-from gaze.graph.context import GazeContext
 from gaze.graph.graph import graph
 from gaze.graph.services import close_run
+from gaze.settings.context import GazeContext
 
 
 def run_node(name: str, state: dict[str, Any], **settings: Any) -> dict[str, Any]:

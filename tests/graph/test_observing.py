@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-from gaze.graph.context import GazeContext
 from gaze.graph.observing import observe_windows
-from gaze.graph.services import RunServices, build_caller
+from gaze.graph.services import RunServices
 from gaze.models.scripted import ScriptedBackbone, minimal_instance
+from gaze.settings.caller import build_caller
+from gaze.settings.context import GazeContext
 from gaze.video.windows import SamplingSettings, Window
 
 

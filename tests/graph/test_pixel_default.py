@@ -10,10 +10,10 @@ import pytest
 
 from gaze.errors import GazeInputError
 from gaze.graph import GazeContext, build_graph
-from gaze.graph.context import has_model
 from gaze.graph.pixel_default import MODEL_ENTRY, PIXEL_ENTRY
-from gaze.pixel_diagnosis import diagnose_pixels
+from gaze.pixels.diagnosis import diagnose_pixels
 from gaze.schema.inputs import clip_input
+from gaze.settings.context import has_model
 from tests.conftest import REPO
 
 DEMO = str(REPO / "gaze" / "assets" / "demo.mp4")
@@ -58,7 +58,7 @@ def test_a_run_with_a_model_takes_the_diagnosis_graph(monkeypatch):
 @pytest.mark.parametrize(
     ("context", "says"),
     [
-        (GazeContext(judges=["diagnosis", "progress"]), "judges ['progress'] need a model"),
+        (GazeContext(sections=["diagnosis", "progress"]), "sections ['progress'] need a model"),
         (
             GazeContext(roles={"critic": "scripted:auto"}),
             r"need a default model \(--model, the context's model, or GAZE_MODEL\) too",

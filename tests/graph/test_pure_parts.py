@@ -6,9 +6,9 @@ import pytest
 
 from gaze.agents.critic import Verdict, merge, temporal_iou, verify
 from gaze.agents.router import route
-from gaze.graph.context import GazeContext
 from gaze.graph.observing import context_window
 from gaze.graph.segments import align_segments, split_span
+from gaze.settings.context import GazeContext
 from gaze.video.windows import Window
 
 WINDOWS = [{"index": i, "start_s": 4.0 * i, "end_s": 4.0 * i + 4} for i in range(5)]
@@ -154,3 +154,30 @@ def test_merge_respects_the_iou_threshold():
     b = hyp(1, "object_floating", 1.0, 3.0)  # IoU 1/3
     assert len(merge([a, b], iou=0.6)) == 2
     assert len(merge([a, b], iou=0.3)) == 1
+
+
+def test_an_events_intervals_and_boxes_survive_the_critics_merge():
+    """A pixel event with several intervals and a box keeps both through hypothesis, verdict and
+    merge (they once reached the report only in pixel-only runs)."""
+    from gaze.graph.critic_node import pixel_hypotheses
+
+    region = {"t_s": 2.0, "box": [0.1, 0.2, 0.3, 0.4], "label": "changed region"}
+    event = {
+        "dimension": "visual_quality",
+        "type": "frame_corruption",
+        "start_s": 1.0,
+        "end_s": 4.0,
+        "severity": 3.0,
+        "description": "two glitches",
+        "evidence": ["frame_diff 40"],
+        "confidence": 0.8,
+        "regions": [region],
+        "spans": [[1.0, 1.2], [3.8, 4.0]],
+    }
+    segment = {"id": "s0", "subtask_id": None, "start_s": 0.0, "end_s": 8.0, "windows": [0, 1]}
+    (found,) = pixel_hypotheses([event], [segment])
+    assert found["spans"] == [[1.0, 1.2], [3.8, 4.0]] and found["regions"] == [region]
+    overlapping = hyp(1, "frame_corruption", 1.1, 1.6, dim="visual_quality")
+    (merged,) = merge([found, overlapping], iou=0.0)
+    assert merged.spans == [(1.0, 1.6), (3.8, 4.0)]
+    assert [r.label for r in merged.regions] == ["changed region"]

@@ -12,8 +12,8 @@ from collections import Counter
 import pytest
 
 from gaze.api import adiagnose
-from gaze.graph.context import GazeContext
 from gaze.models.unruly import CASES, UnrulyBackbone
+from gaze.settings.context import GazeContext
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +25,7 @@ def unruly_run(forge_dir, forge_rows):
             forge_dir / row.video,
             row.instruction,
             backbones={"default": backbone},
-            context=GazeContext(use_cache=False, judges=["diagnosis", "pa_ia", "progress"]),
+            context=GazeContext(use_cache=False, sections=["diagnosis", "pa_ia", "progress"]),
         )
     )
     return report, backbone, row

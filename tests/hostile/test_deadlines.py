@@ -13,12 +13,12 @@ from pydantic import BaseModel, ConfigDict
 
 from gaze.api import adiagnose
 from gaze.cli.main import run
-from gaze.graph.context import GazeContext
 from gaze.models.caller import Caller, RetryPolicy
 from gaze.models.protocol import ClipTimeoutError, Message, NoReplyError
 from gaze.models.providers.openai_chat import OpenAIChat
 from gaze.models.scripted import ScriptedBackbone
 from gaze.models.structured import ask
+from gaze.settings.context import GazeContext
 from tests.cli.test_cli import one_line_error
 from tests.standin import (
     Reply,
@@ -116,7 +116,7 @@ def test_the_circuit_breaker_stops_work_to_a_dead_endpoint(forge_dir, tmp_path):
     manifest = forge_dir / "manifest.jsonl"
     with StandIn(responder=probes_pass(error_reply(503, "the backend is gone"))) as server:
         args = ["bench", "run", str(manifest), "--method", "robogaze", "--out", str(tmp_path / "r")]
-        args += ["--model", "openai:m", "--base-url", server.url + "/v1", "--clips", "1"]
+        args += ["--model", "openai:m", "--base-url", server.url + "/v1", "--clips-in-flight", "1"]
         code = run(args)
         sent = len(clip_work(server.seen))
     failed = json.loads((tmp_path / "r" / "run.json").read_text())["failed"]

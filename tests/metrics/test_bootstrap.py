@@ -1,10 +1,8 @@
 import numpy as np
-import pytest
 
 from gaze.metrics.bootstrap import (
     bootstrap_ratios,
     group_sums,
-    paired_difference_interval,
     percentile_interval,
     resample_counts,
 )
@@ -42,13 +40,3 @@ def test_undefined_resamples_are_ignored():
     samples = bootstrap_ratios(num, den, ["a", "b"], 200, seed=0)
     assert np.isnan(samples).any() and not np.isnan(samples).all()
     assert percentile_interval(samples)[0].tolist() == [1.0, 1.0]
-
-
-def test_paired_difference_of_identical_methods_is_zero():
-    num = np.random.default_rng(1).random((10, 1))
-    den = np.ones((10, 1))
-    groups = [str(i) for i in range(10)]
-    ci = paired_difference_interval(num, den, num, den, groups, 500, seed=4)
-    assert ci.tolist() == [[0.0, 0.0]]
-    better = paired_difference_interval(num + 0.1, den, num, den, groups, 500, seed=4)
-    assert better[0] == pytest.approx([0.1, 0.1])

@@ -258,3 +258,31 @@ def test_a_reply_that_validated_on_retry_answers_the_rerun_of_the_whole_call(tmp
     rerun = _ask(Caller({"default": again}, cache=ResponseCache(tmp_path)))
     assert rerun.value == Pair(a=1, b=[]) and again.requests == []
     assert [r["cache_hit"] for r in rerun.records] == [True]
+
+
+def test_one_caller_serves_one_loop_after_another_and_closes_with_async_with(tmp_path):
+    """Its limits and checks belong to the loop in use: a script that calls ``asyncio.run`` per
+    clip with one caller once failed on the second ("bound to a different event loop")."""
+    replies = [f'{{"a": {k}, "b": []}}' for k in range(4)]
+    backbone = ScriptedBackbone({"observer": replies}, latency_s=0.05)
+    cache = ResponseCache(tmp_path / "cache")
+    caller = Caller({"default": backbone}, concurrency=1, cache=cache)
+
+    async def one(text: str) -> Pair | None:
+        return (await ask(caller, "observer", [Message.text("system", text)], Pair)).value
+
+    async def two_at_once(name: str) -> list[int]:
+        # the limit of one request in flight is taken, and waited on, on this loop
+        found = await asyncio.gather(one(f"{name} x"), one(f"{name} y"))
+        return sorted(p.a for p in found if p is not None)
+
+    assert asyncio.run(two_at_once("first")) == [0, 1]
+    assert asyncio.run(two_at_once("second")) == [2, 3]
+    assert cache._db is not None
+
+    async def closed() -> None:
+        async with Caller({"default": backbone}, cache=cache) as scoped:
+            assert scoped.cache is cache
+
+    asyncio.run(closed())
+    assert cache._db is None  # closed by the block

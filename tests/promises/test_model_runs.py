@@ -107,5 +107,5 @@ def test_b3_verifies_at_the_recorded_critic_threshold(forge_dir, tmp_path):
         assert proc.returncode == 0, proc.stderr
         report = json.loads(next((out / "reports").glob("*.json")).read_text())
         kept[threshold] = [e["type"] for e in report["events"]]
-        assert report["manifest"]["settings"]["critic_threshold"] == float(threshold)
+        assert report["manifest"]["settings"]["verify_threshold"] == float(threshold)
     assert kept == {"0.5": ["blur"], "0.8": []}

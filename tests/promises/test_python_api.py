@@ -10,7 +10,7 @@ import pytest
 
 import gaze
 from gaze.errors import GazeInputError
-from gaze.graph.context import GazeContext
+from gaze.settings.context import GazeContext
 from tests.devserver import REPO
 
 DEMO = REPO / "gaze" / "assets" / "demo.mp4"
@@ -73,7 +73,7 @@ for event in report.events:
 @pytest.mark.parametrize(
     ("context", "said"),
     [
-        (GazeContext(judges=["diagnosis", "pa_ia"]), "judges ['pa_ia'] need a model"),
+        (GazeContext(sections=["diagnosis", "pa_ia"]), "sections ['pa_ia'] need a model"),
         (GazeContext(roles={"critic": "scripted:auto"}), "roles ['critic'] need a default model"),
     ],
 )

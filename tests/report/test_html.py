@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gaze.bench.forge2.encode import encode
+from gaze.bench.forge_common import encode
 from gaze.cli.main import run
 from gaze.metrics.progress import drawdown_spans
 from gaze.report.html import render_html

@@ -13,9 +13,10 @@ import pytest
 
 from gaze.bench.forge import forge_clip
 from gaze.errors import GazeInputError
+from gaze.pixels.measure import PIXEL_PASS, measure_pixels
 from gaze.video.clip import open_clip
 from gaze.video.decode_process import DecoderStopped
-from gaze.video.store import ClipStore, measure_pixels, window_frames
+from gaze.video.store import ClipStore, window_frames
 from gaze.video.windows import SamplingSettings
 
 
@@ -43,7 +44,7 @@ def test_windows_are_handed_over_while_decoding_and_equal_the_decoded_ones(long_
 
 def _through_store(video: Path, settings: SamplingSettings) -> tuple:
     async def run() -> tuple:
-        store = ClipStore(settings)
+        store = ClipStore(settings, PIXEL_PASS)
         try:
             windows = [w async for w in store.windows(str(video))]
             frames = [store.frames(str(video), w) for w in windows]
@@ -81,7 +82,7 @@ def test_a_file_that_is_not_a_video_fails_in_one_line(tmp_path):
 
 def test_a_decoder_that_dies_fails_its_clip_in_one_line(long_clip):
     async def run() -> None:
-        store = ClipStore(SamplingSettings())
+        store = ClipStore(SamplingSettings(), PIXEL_PASS)
         state = store.start(str(long_clip))
         try:
             async for _ in store.windows(str(long_clip)):  # the child is decoding: kill it
@@ -104,7 +105,7 @@ def test_closing_the_store_stops_its_child(long_clip):
     seen = threading.Event()
 
     async def run() -> object:
-        store = ClipStore(SamplingSettings())
+        store = ClipStore(SamplingSettings(), PIXEL_PASS)
         state = store.start(str(long_clip))
         async for _ in store.windows(str(long_clip)):
             seen.set()
@@ -142,7 +143,7 @@ def test_a_child_serves_the_next_clip_unless_it_was_stopped(long_clip, tmp_path)
     fake.write_text("not a video\n" * 50)
 
     async def pid_after(video: Path, kill: bool = False) -> int:
-        store = ClipStore(SamplingSettings())
+        store = ClipStore(SamplingSettings(), PIXEL_PASS)
         state = store.start(str(video))
         try:
             if kill:
@@ -172,7 +173,7 @@ def test_clips_past_the_busy_limit_wait_for_a_child(long_clip, monkeypatch):
     monkeypatch.setattr(decoder_pool, "_busy", threading.BoundedSemaphore(1))
 
     async def both() -> list[int]:
-        stores = [ClipStore(SamplingSettings()) for _ in range(2)]
+        stores = [ClipStore(SamplingSettings(), PIXEL_PASS) for _ in range(2)]
         states = [store.start(str(long_clip)) for store in stores]
         try:
             await asyncio.gather(*(store.pixel_evidence(str(long_clip)) for store in stores))
@@ -214,7 +215,7 @@ def test_a_grid_the_child_could_not_make_is_made_from_the_frames_handed_over(lon
     _send(stream, ("done",))
     stream.seek(0)
     got = []
-    job = DecodeJob(DecodeRequest(str(long_clip), settings, pixels=False))
+    job = DecodeJob(DecodeRequest(str(long_clip), settings, pixels=None))
     assert job._read(stream, lambda *a: None, got.append, lambda *a: None) is None
     grid = got[0].grids[1]
     frames_kept = [here.jpegs[i] for i in decoded.frame_indices]

@@ -33,8 +33,8 @@ def test_blobs_past_the_budget_go_to_disk():
 
 
 def test_pixel_evidence_is_the_same_from_disk(forge_dir, forge_rows, monkeypatch):
+    from gaze.pixels.measure import measure_pixels
     from gaze.video.clip import open_clip
-    from gaze.video.store import measure_pixels
 
     video = forge_dir / forge_rows["object_teleportation"].video
     in_memory = measure_pixels(open_clip(video))
@@ -51,8 +51,8 @@ def test_the_local_change_scan_keeps_only_the_steps_near_it():
     dropped, so its memory does not grow with the clip (every step used to be kept)."""
     from types import SimpleNamespace
 
-    from gaze.video.change_regions import ChangeSteps
-    from gaze.video.motion import aligned_step
+    from gaze.pixels.change_regions import ChangeSteps
+    from gaze.pixels.motion import aligned_step
 
     rng = np.random.default_rng(0)
     thumbs = rng.integers(0, 255, (40, 24, 32, 3), dtype=np.uint8)

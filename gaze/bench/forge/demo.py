@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from gaze.atomic import atomic_write_text
 from gaze.bench.forge.forge import forge_clip
@@ -17,7 +18,7 @@ DEMO_FAILURES = ("object_teleportation", "camera_instability")
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
 
-def build(assets: Path = ASSETS) -> dict:
+def build(assets: Path = ASSETS) -> dict[str, Any]:
     row = forge_clip(assets / "demo.mp4", DEMO_SEED, DEMO_FAILURES, clip_id="demo")
     meta = {
         "instruction": row.instruction,

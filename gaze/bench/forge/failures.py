@@ -9,31 +9,17 @@ k..m is spanned [k/fps, m/fps].
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import cv2
 import numpy as np
 
 from gaze.bench.forge.motion import Rollout, place_blocks
 from gaze.bench.forge.scene import COLOURS, HEIGHT, WIDTH, Block
-from gaze.schema.codebook import load_codebook
+from gaze.bench.forge_common import reference_event
 
 Frames = list[np.ndarray]
 Busy = list[tuple[int, int]]
-
-
-def reference_event(
-    ftype: str, start: int, end: int, fps: float, description: str, evidence: str
-) -> dict:
-    book = load_codebook().codebook
-    return {
-        "dimension": book.dimension_of(ftype),
-        "type": ftype,
-        "start_s": round(start / fps, 6),
-        "end_s": round(end / fps, 6),
-        "severity": float(book.type(ftype).default_severity),
-        "description": description,
-        "evidence": [evidence],
-    }
 
 
 def _free_frame(
@@ -57,7 +43,7 @@ def _far_from_arm(roll: Rollout, block: Block, k: int) -> bool:
     return all(roll.gripper_distance(f, block.x, block.y) > 55 for f in range(k - 3, k + 4))
 
 
-def teleportation(roll: Rollout, rng: np.random.Generator, busy: Busy) -> dict:
+def teleportation(roll: Rollout, rng: np.random.Generator, busy: Busy) -> dict[str, Any]:
     idx = int(rng.choice(roll.distractors))
     block = roll.states[0].blocks[idx]
     k = _free_frame(rng, len(roll.states), busy, 1, lambda f: _far_from_arm(roll, block, f))
@@ -76,7 +62,7 @@ def teleportation(roll: Rollout, rng: np.random.Generator, busy: Busy) -> dict:
     )
 
 
-def disappearance(roll: Rollout, rng: np.random.Generator, busy: Busy) -> dict:
+def disappearance(roll: Rollout, rng: np.random.Generator, busy: Busy) -> dict[str, Any]:
     idx = int(rng.choice(roll.distractors))
     block = roll.states[0].blocks[idx]
     k = _free_frame(rng, len(roll.states), busy, 1, lambda f: _far_from_arm(roll, block, f))
@@ -92,7 +78,7 @@ def disappearance(roll: Rollout, rng: np.random.Generator, busy: Busy) -> dict:
     )
 
 
-def hallucination(roll: Rollout, rng: np.random.Generator, busy: Busy) -> dict:
+def hallucination(roll: Rollout, rng: np.random.Generator, busy: Busy) -> dict[str, Any]:
     used = {b.colour for b in roll.states[0].blocks}
     colour = str(rng.choice([c for c in COLOURS if c not in used]))
     taken = [b.x for b in roll.states[0].blocks] + [roll.states[0].plate_x]
@@ -111,7 +97,9 @@ def hallucination(roll: Rollout, rng: np.random.Generator, busy: Busy) -> dict:
     )
 
 
-def frame_corruption(frames: Frames, fps: float, rng: np.random.Generator, busy: Busy) -> dict:
+def frame_corruption(
+    frames: Frames, fps: float, rng: np.random.Generator, busy: Busy
+) -> dict[str, Any]:
     length = int(rng.integers(1, 3))
     k = _free_frame(rng, len(frames), busy, length, lambda f: True)
     for f in range(k, k + length):
@@ -136,7 +124,7 @@ def _span_length(rng: np.random.Generator, fps: float) -> int:
     return int(rng.integers(round(1.0 * fps), round(2.0 * fps) + 1))
 
 
-def blur(frames: Frames, fps: float, rng: np.random.Generator, busy: Busy) -> dict:
+def blur(frames: Frames, fps: float, rng: np.random.Generator, busy: Busy) -> dict[str, Any]:
     length = _span_length(rng, fps)
     k = _free_frame(rng, len(frames), busy, length, lambda f: True)
     for f in range(k, k + length):
@@ -151,7 +139,9 @@ def blur(frames: Frames, fps: float, rng: np.random.Generator, busy: Busy) -> di
     )
 
 
-def low_visibility(frames: Frames, fps: float, rng: np.random.Generator, busy: Busy) -> dict:
+def low_visibility(
+    frames: Frames, fps: float, rng: np.random.Generator, busy: Busy
+) -> dict[str, Any]:
     length = _span_length(rng, fps)
     k = _free_frame(rng, len(frames), busy, length, lambda f: True)
     for f in range(k, k + length):
@@ -166,7 +156,9 @@ def low_visibility(frames: Frames, fps: float, rng: np.random.Generator, busy: B
     )
 
 
-def camera_instability(frames: Frames, fps: float, rng: np.random.Generator, busy: Busy) -> dict:
+def camera_instability(
+    frames: Frames, fps: float, rng: np.random.Generator, busy: Busy
+) -> dict[str, Any]:
     length = _span_length(rng, fps)
     k = _free_frame(rng, len(frames), busy, length, lambda f: True)
     for f in range(k, k + length):

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from gaze.atomic import atomic_write_text
 from gaze.bench.forge.failures import FAILURE_TYPES, FRAME_FAILURES, SCENE_FAILURES
 from gaze.bench.forge.motion import pick_and_place
 from gaze.bench.forge.scene import background, render
 from gaze.bench.forge.writer import write_video
+from gaze.bench.forge_common import forge_many
 from gaze.errors import GazeInputError
 from gaze.schema.events import Event
 from gaze.schema.manifest import ManifestClip
@@ -25,7 +25,7 @@ KINDS: tuple[str, ...] = ("clean", *FAILURE_TYPES)
 
 def forge_frames(
     seed: int, failures: Sequence[str], duration_s: float = 8.0
-) -> tuple[list[np.ndarray], float, str, list[dict]]:
+) -> tuple[list[np.ndarray], float, str, list[dict[str, Any]]]:
     """Render one clip: frames, fps, instruction, reference events (sorted by time)."""
     unknown = [f for f in failures if f not in FAILURE_TYPES]
     if unknown:
@@ -69,24 +69,6 @@ def forge_clip(
         events=[Event.model_validate(e) for e in events],
         metadata={"forge_seed": seed, "injected": list(failures)},
     )
-
-
-def forge_many(
-    outdir: Path, count: int, kinds: Sequence[str], make: Callable[[Path, int, str], ManifestClip]
-) -> list[ManifestClip]:
-    """``count`` clips cycling through ``kinds``, each made by ``make(outdir, i, kind)``, plus
-    ``manifest.jsonl`` (written atomically once every clip exists); forge v1 and v2 share it."""
-    if count < 1:
-        raise GazeInputError("--count must be at least 1")
-    outdir = Path(outdir)
-    try:
-        outdir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise GazeInputError(f"cannot create {outdir}: {exc.strerror}") from exc
-    rows = [make(outdir, i, kinds[i % len(kinds)]) for i in range(count)]
-    lines = [json.dumps(r.model_dump(mode="json", exclude_none=True)) for r in rows]
-    atomic_write_text(outdir / "manifest.jsonl", "\n".join(lines) + "\n")
-    return rows
 
 
 def forge_set(outdir: Path, count: int, seed: int, suffix: str = ".mp4") -> list[ManifestClip]:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from gaze.bench.forge_common import elbow_of
+
 WIDTH, HEIGHT = 320, 240
 TABLE_Y = 150
 COLOURS: dict[str, tuple[int, int, int]] = {  # BGR
@@ -65,19 +67,6 @@ def background(rng: np.random.Generator) -> np.ndarray:
     img = np.clip(img, 0, 255).astype(np.uint8)
     cv2.line(img, (0, TABLE_Y), (WIDTH, TABLE_Y), (50, 80, 110), 2)
     return img
-
-
-def elbow_of(
-    base: tuple[float, float], target: tuple[float, float], links: tuple[float, float]
-) -> tuple[float, float]:
-    """Elbow of a two-link arm from ``base`` reaching ``target`` (elbow to the right); both
-    forges draw their arms with it."""
-    l1, l2 = links
-    dx, dy = target[0] - base[0], target[1] - base[1]
-    dist = min(max(float(np.hypot(dx, dy)), 1.0), l1 + l2 - 1e-3)
-    cos_elbow = (l1**2 + dist**2 - l2**2) / (2 * l1 * dist)
-    angle = np.arctan2(dy, dx) - np.arccos(np.clip(cos_elbow, -1, 1))
-    return (base[0] + l1 * np.cos(angle), base[1] + l1 * np.sin(angle))
 
 
 def _ik(target: tuple[float, float]) -> tuple[tuple[int, int], tuple[int, int]]:

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
-from gaze.atomic import mode_for
+from gaze.atomic import replacing
 
 MIN_ENCODER_SIDE = 16
 """FFmpeg's encoders inside OpenCV abort the process on tiny frames; refuse them first."""
@@ -27,17 +24,14 @@ def write_video(frames: list[np.ndarray], path: Path, fps: float) -> None:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".mp4":
-        from gaze.bench.forge2.encode import encode
+        from gaze.bench.forge_common import encode
 
         height, width = frames[0].shape[:2]
         if min(height, width) < MIN_ENCODER_SIDE or height % 2 or width % 2:
             raise ValueError(f"frames of {width}x{height} cannot be H.264 (even sides >= 16)")
         encode(frames, path, fps, "h264", MP4_QUALITY)
         return
-    fd, tmp_name = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=path.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
+    with replacing(path, suffix) as tmp:
         if suffix == ".gif":
             anim = cv2.Animation()
             anim.frames = list(frames)
@@ -58,7 +52,3 @@ def write_video(frames: list[np.ndarray], path: Path, fps: float) -> None:
             writer.release()
         else:
             raise ValueError(f"unsupported video suffix {suffix!r}")
-        os.chmod(tmp, mode_for(path))  # mkstemp makes 0600: the umask's mode, as any file
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)

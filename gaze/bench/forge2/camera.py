@@ -5,7 +5,6 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.bench.forge2.script import Camera
 from gaze.bench.forge2.world import CANVAS_H, CANVAS_W
 

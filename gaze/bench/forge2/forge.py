@@ -8,17 +8,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
-from gaze.bench.forge.forge import forge_many
 from gaze.bench.forge2.camera import shoot
-from gaze.bench.forge2.encode import CODECS, encode
 from gaze.bench.forge2.inject import INJECTIONS, TYPE_OF, Plan
 from gaze.bench.forge2.script import check_stage, rollout
 from gaze.bench.forge2.survive import SURVIVES, surviving_share
 from gaze.bench.forge2.world import backdrop, render_world
+from gaze.bench.forge_common import CODECS, encode, forge_many
 from gaze.errors import GazeInputError
 from gaze.schema.events import Event
 from gaze.schema.manifest import ManifestClip
@@ -62,7 +62,7 @@ class Draft:
     frames: list[np.ndarray]
     look: Look
     instruction: str
-    events: list[dict]
+    events: list[dict[str, Any]]
     """The reference events, sorted by start."""
     legit: list[str]
     """The clip's legitimate motions."""
@@ -114,7 +114,7 @@ def draft(
 
 def forge_frames(
     seed: int, kinds: Sequence[str], look: Look | None = None, max_side: int | None = None
-) -> tuple[list[np.ndarray], Look, str, list[dict], list[str]]:
+) -> tuple[list[np.ndarray], Look, str, list[dict[str, Any]], list[str]]:
     """Frames, look, instruction, reference events (sorted) and the clip's legitimate motions,
     from the seed's first draw (before encoding, so nothing is checked against it)."""
     d = draft(seed, kinds, look, max_side)

@@ -8,20 +8,23 @@ frames k..m is spanned [k/fps, m/fps]; a freeze whose frames k..m repeat frame k
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import cv2
 import numpy as np
 
-from gaze.bench.forge.failures import reference_event
-from gaze.bench.forge.scene import elbow_of
 from gaze.bench.forge2.camera import to_output, world_to_output
 from gaze.bench.forge2.script import Rollout, free_spot
 from gaze.bench.forge2.world import SHAPES, Thing
+from gaze.bench.forge_common import elbow_of, reference_event
 
 Busy = list[tuple[int, int]]
 Shake = dict[int, tuple[float, float, float]]
+Point = tuple[float, float]
+FrameEdit = Callable[[list[np.ndarray], int, int], None]
+"""Changes frame f of an injection that starts at frame k, in place."""
 
 
 @dataclass
@@ -40,8 +43,14 @@ class Plan:
 
 
 def _event(
-    plan: Plan, ftype: str, kind: str, start: int, end: int, description: str, regions=()
-) -> dict:
+    plan: Plan,
+    ftype: str,
+    kind: str,
+    start: int,
+    end: int,
+    description: str,
+    regions: Sequence[dict[str, Any]] = (),
+) -> dict[str, Any]:
     """Forge v1's reference event, with v2's kind in the evidence and the regions."""
     event = reference_event(ftype, start, end, plan.roll.fps, description, f"forge v2: {kind}")
     return {**event, "regions": list(regions)}
@@ -64,8 +73,8 @@ def _window(plan: Plan, length: int, ok: Callable[[int], bool], margin_s: float 
     return k
 
 
-def _segment_distance(p, a, b) -> float:
-    p, a, b = (np.asarray(v, float) for v in (p, a, b))
+def _segment_distance(point: Point, start: Point, end: Point) -> float:
+    p, a, b = (np.asarray(v, float) for v in (point, start, end))
     ab = b - a
     u = float(np.clip(np.dot(p - a, ab) / max(float(np.dot(ab, ab)), 1e-9), 0, 1))
     return float(np.linalg.norm(p - (a + u * ab)))
@@ -98,7 +107,7 @@ def box_in_view(plan: Plan, thing: Thing, k: int) -> tuple[float, float, float, 
     return tuple(round(v, 4) for v in box) if inside else None  # type: ignore[return-value]
 
 
-def _region(plan: Plan, thing: Thing, k: int, label: str) -> dict:
+def _region(plan: Plan, thing: Thing, k: int, label: str) -> dict[str, Any]:
     box = box_in_view(plan, thing, k)
     assert box is not None
     return {"t_s": round(k / plan.roll.fps, 6), "box": list(box), "label": label}
@@ -126,7 +135,7 @@ def _new_spot(plan: Plan, k: int) -> tuple[float, float]:
     return free_spot(plan.rng, [*state.things, *state.extra], avoid, camera)
 
 
-def teleportation(plan: Plan) -> dict:
+def teleportation(plan: Plan) -> dict[str, Any]:
     idx = int(plan.rng.choice(_untouched(plan)))
     k = _window(plan, 1, _thing_ok(plan, idx))
     before = replace(plan.roll.states[k].things[idx])
@@ -147,7 +156,7 @@ def teleportation(plan: Plan) -> dict:
     )
 
 
-def disappearance(plan: Plan) -> dict:
+def disappearance(plan: Plan) -> dict[str, Any]:
     idx = int(plan.rng.choice(_untouched(plan)))
     k = _window(plan, 1, _thing_ok(plan, idx))
     thing = replace(plan.roll.states[k].things[idx])
@@ -164,7 +173,9 @@ def disappearance(plan: Plan) -> dict:
     )
 
 
-def _appear(plan: Plan, make: Callable[[float, float], Thing], kind: str, what: str) -> dict:
+def _appear(
+    plan: Plan, make: Callable[[float, float], Thing], kind: str, what: str
+) -> dict[str, Any]:
     def ok(k: int) -> bool:
         try:
             free_spot(
@@ -187,7 +198,7 @@ def _appear(plan: Plan, make: Callable[[float, float], Thing], kind: str, what: 
     )
 
 
-def hallucination(plan: Plan) -> dict:
+def hallucination(plan: Plan) -> dict[str, Any]:
     used = {t.colour for t in plan.roll.states[0].things}
     colour = str(plan.rng.choice([c for c in plan.roll.palette if c not in used]))
     shape, size = str(plan.rng.choice(SHAPES)), float(plan.rng.uniform(28, 44))
@@ -199,7 +210,7 @@ def hallucination(plan: Plan) -> dict:
     )
 
 
-def duplicate(plan: Plan) -> dict:
+def duplicate(plan: Plan) -> dict[str, Any]:
     source = plan.roll.states[0].things[int(plan.rng.integers(len(plan.roll.states[0].things)))]
     return _appear(
         plan,
@@ -209,7 +220,7 @@ def duplicate(plan: Plan) -> dict:
     )
 
 
-def _shake(plan: Plan) -> dict:
+def _shake(plan: Plan) -> dict[str, Any]:
     fps = plan.roll.fps
     length = round(float(plan.rng.uniform(0.7, 2.0)) * fps)
     k = _window(plan, length, lambda f: True)
@@ -227,7 +238,7 @@ def _shake(plan: Plan) -> dict:
     )
 
 
-def _frames_edit(plan: Plan, length: int, ok: Callable[[int], bool], edit) -> int:
+def _frames_edit(plan: Plan, length: int, ok: Callable[[int], bool], edit: FrameEdit) -> int:
     k = _window(plan, length, ok)
 
     def apply(frames: list[np.ndarray]) -> None:
@@ -238,12 +249,12 @@ def _frames_edit(plan: Plan, length: int, ok: Callable[[int], bool], edit) -> in
     return k
 
 
-def corruption(plan: Plan) -> dict:
+def corruption(plan: Plan) -> dict[str, Any]:
     length = int(plan.rng.integers(1, 3))
     rng = np.random.default_rng(int(plan.rng.integers(1 << 31)))
     cell = max(8, plan.size[0] // 20)
 
-    def edit(frames, f, k):
+    def edit(frames: list[np.ndarray], f: int, k: int) -> None:
         img = frames[f].copy()
         for y in range(0, img.shape[0], cell):
             for x in range(0, img.shape[1], cell):
@@ -262,14 +273,14 @@ def corruption(plan: Plan) -> dict:
     )
 
 
-def glitch(plan: Plan) -> dict:
+def glitch(plan: Plan) -> dict[str, Any]:
     """One frame gone wrong: a flat green frame, a frame from elsewhere, a tear or a noise burst."""
     how = str(plan.rng.choice(["green", "foreign", "tear", "burst"]))
     n, fps = plan.roll.n, plan.roll.fps
     other = int(plan.rng.integers(0, n))
     rng = np.random.default_rng(int(plan.rng.integers(1 << 31)))
 
-    def edit(frames, f, k):
+    def edit(frames: list[np.ndarray], f: int, k: int) -> None:
         img = frames[f]
         if how == "green":
             frames[f] = np.full_like(img, (40, 200, 40))
@@ -288,7 +299,7 @@ def glitch(plan: Plan) -> dict:
     return _event(plan, "frame_corruption", f"glitch_{how}", k, k, f"one frame is wrong ({how})")
 
 
-def freeze(plan: Plan) -> dict:
+def freeze(plan: Plan) -> dict[str, Any]:
     """The picture stops while the arm is moving, then the video catches up."""
     fps = plan.roll.fps
     length = max(2, round(float(plan.rng.uniform(0.5, 1.5)) * fps))
@@ -311,7 +322,7 @@ def freeze(plan: Plan) -> dict:
     )
 
 
-def blur(plan: Plan) -> dict:
+def blur(plan: Plan) -> dict[str, Any]:
     fps = plan.roll.fps
     length = round(float(plan.rng.uniform(0.5, 2.0)) * fps)
     sigma = 0.011 * plan.size[0] * float(plan.rng.uniform(0.8, 1.4))
@@ -324,12 +335,12 @@ def blur(plan: Plan) -> dict:
     return _event(plan, "blur", "blur", k, k + length - 1, "the whole frame goes soft")
 
 
-def low_visibility(plan: Plan) -> dict:
+def low_visibility(plan: Plan) -> dict[str, Any]:
     fps = plan.roll.fps
     length = round(float(plan.rng.uniform(0.5, 2.0)) * fps)
     how = str(plan.rng.choice(["dark", "fog"]))
 
-    def edit(frames, f, k):
+    def edit(frames: list[np.ndarray], f: int, k: int) -> None:
         img = frames[f].astype(np.float32)
         out = img * 0.13 if how == "dark" else img * 0.1 + 0.9 * img.mean()
         frames[f] = out.clip(0, 255).astype(np.uint8)
@@ -359,7 +370,7 @@ FRAME = {
     "blur": blur,
     "low_visibility": low_visibility,
 }
-INJECTIONS: dict[str, Callable[[Plan], dict]] = {**SCENE, **FRAME}
+INJECTIONS: dict[str, Callable[[Plan], dict[str, Any]]] = {**SCENE, **FRAME}
 TYPE_OF = {
     "teleportation": "object_teleportation",
     "disappearance": "object_disappearance",

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
-from gaze.bench.forge.scene import elbow_of
+from gaze.bench.forge_common import elbow_of
 
 CANVAS_W, CANVAS_H = 640, 480
 TABLE_Y = 180

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from gaze.models import defaults
 from gaze.models.protocol import (
     MALFORMED_BODY_ERRORS,
     ImagePart,
@@ -28,7 +29,7 @@ class GeminiChat:
         self,
         model: str,
         base_url: str | None = None,
-        timeout_s: float = 120.0,
+        timeout_s: float = defaults.REQUEST_TIMEOUT_S,
         key_env: str | None = None,
     ) -> None:
         try:

@@ -6,6 +6,7 @@ import contextlib
 import os
 from typing import Any
 
+from gaze.models import defaults
 from gaze.models.protocol import (
     MALFORMED_BODY_ERRORS,
     ImagePart,
@@ -90,7 +91,7 @@ class OpenAIChat:
         self,
         model: str,
         base_url: str | None = None,
-        timeout_s: float = 120.0,
+        timeout_s: float = defaults.REQUEST_TIMEOUT_S,
         key_env: str | None = None,
         image_detail: str = "auto",
     ) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from gaze.models import defaults
 from gaze.models.protocol import ImagePart, ModelConfigError, ModelReply, ModelRequest
 from gaze.video.frames import data_url
 
@@ -38,7 +39,7 @@ class VLLMEngine:
     provider = "vllm"
     native_json_schema = True
 
-    def __init__(self, model: str, max_images: int = 32) -> None:
+    def __init__(self, model: str, max_images: int = defaults.MAX_FRAMES_PER_CALL) -> None:
         try:
             import vllm
         except ImportError:

@@ -14,18 +14,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
-from gaze.video.change_regions import (
+from gaze.pixels.change_regions import (
     PARTNER_STABLE,
     ChangeSteps,
     Region,
     changed_regions,
 )
+from gaze.pixels.frame_area import Box, picture_box
+from gaze.pixels.runs import near
+from gaze.pixels.signals import SignalSeries
+from gaze.pixels.track import TRACK_S, follow
 from gaze.video.clip import AnalysisFrames
-from gaze.video.frame_area import Box, picture_box
-from gaze.video.runs import near
-from gaze.video.signals import SignalSeries
-from gaze.video.track import TRACK_S, follow
 
 LOCAL_MAX_FRACTION = 0.2
 """Above this share of changed pixels the change is global, not local."""
@@ -53,7 +52,7 @@ EDGE_MARGIN = 0.02
 """A region this close to the picture's border (fraction of width or height) may have come from
 or gone to outside the view: the robot's arm or gripper entering, an object carried out. Its
 appearing or vanishing there is no evidence of a failure, so it is not reported. The picture is
-the frame, or the pane inside a clip's flat margins (``gaze.video.frame_area``)."""
+the frame, or the pane inside a clip's flat margins (``gaze.pixels.frame_area``)."""
 
 
 @dataclass
@@ -111,7 +110,7 @@ def local_changes(
     frames: AnalysisFrames, sig: SignalSeries, exclude: list[tuple[int, int]]
 ) -> list[LocalChange]:
     """Sudden local appearances, disappearances and jumps, one step at a time, judged after
-    taking out the camera's own motion (``gaze.video.motion``)."""
+    taking out the camera's own motion (``gaze.pixels.motion``)."""
     width, height = frames.thumbs.shape[2], frames.thumbs.shape[1]
     picture = picture_box(frames.thumbs)
     steps = ChangeSteps(frames, sig)

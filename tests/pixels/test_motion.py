@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from gaze.video.motion import aligned_step, global_shift
+from gaze.pixels.motion import aligned_step, global_shift
 
 W, H = 160, 120
 
@@ -44,9 +44,9 @@ def test_a_still_camera_with_a_moving_arm_is_left_alone():
 
 
 def changes_in(frames: list[np.ndarray]) -> list:
+    from gaze.pixels.local_change import local_changes
+    from gaze.pixels.signals import compute_signals
     from gaze.video.clip import AnalysisFrames
-    from gaze.video.local_change import local_changes
-    from gaze.video.signals import compute_signals
     from gaze.video.spill import FrameStore
 
     store = FrameStore()

@@ -1,6 +1,6 @@
 """Where one analysis step changed: compact regions, how much each stands out from the background
 its surroundings predict before and after the step, and how steady the steps either side are
-around it. ``gaze.video.local_change`` judges them (vanishing, appearing, jumping).
+around it. ``gaze.pixels.local_change`` judges them (vanishing, appearing, jumping).
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
+from gaze.pixels.frame_area import Box
+from gaze.pixels.motion import AlignedStep, aligned_step
+from gaze.pixels.signals import SignalSeries
 from gaze.video.clip import AnalysisFrames
-from gaze.video.frame_area import Box
-from gaze.video.motion import AlignedStep, aligned_step
-from gaze.video.signals import SignalSeries
 
 LOCAL_MIN_AREA = 0.0015
 """Smallest changed region, as a fraction of the frame (a 16 px block in 320x240 is ~0.003)."""

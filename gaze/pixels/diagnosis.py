@@ -7,13 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from datetime import UTC, datetime
 
-from gaze import __version__
-from gaze.schema.codebook import DIMENSIONS, load_codebook
-from gaze.schema.inputs import ClipInput
-from gaze.schema.report import Assessment, PixelSignals, Report, RunManifest
-from gaze.video import (
+from gaze.pixels import (
     change_regions,
     evidence,
     frame_area,
@@ -21,12 +16,15 @@ from gaze.video import (
     local_change,
     motion,
     shake,
-    steps,
 )
-from gaze.video import signals as signal_rules
+from gaze.pixels import signals as signal_rules
+from gaze.pixels.measure import measure_pixels
+from gaze.pixels.signals import SignalSeries
+from gaze.schema.codebook import DIMENSIONS
+from gaze.schema.inputs import ClipInput
+from gaze.schema.report import Assessment, PixelSignals, Report, run_manifest
+from gaze.video import steps
 from gaze.video.clip import DecodedClip, open_clip
-from gaze.video.signals import SignalSeries
-from gaze.video.store import measure_pixels
 from gaze.video.windows import SamplingSettings
 
 PIXEL_TYPES = (
@@ -99,7 +97,6 @@ def diagnose_pixels(clip: ClipInput, settings: SamplingSettings | None = None) -
     started = time.perf_counter()
     decoded = open_clip(clip.video, settings)
     signals, events = measure_pixels(decoded)
-    book = load_codebook()
     return Report(
         clip_id=clip.clip_id,
         instruction=clip.instruction,
@@ -109,12 +106,8 @@ def diagnose_pixels(clip: ClipInput, settings: SamplingSettings | None = None) -
         flags=["pixel_evidence_only", *decoded.flags],
         assessment=pixel_assessment(),
         signals=pixel_signals(decoded, signals),
-        manifest=RunManifest(
-            gaze_version=__version__,
-            codebook_version=book.version,
-            codebook_hash=book.hash,
-            settings={"method": "pixel_evidence", **dataclasses.asdict(settings)},
-            wall_time_s=round(time.perf_counter() - started, 3),
-            created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        manifest=run_manifest(
+            {"method": "pixel_evidence", **dataclasses.asdict(settings)},
+            time.perf_counter() - started,
         ),
     )

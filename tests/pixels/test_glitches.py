@@ -1,11 +1,11 @@
-"""Glitch rules on step traces (``gaze.video.frame_events.glitches`` on hand-made every-frame
+"""Glitch rules on step traces (``gaze.pixels.frame_events.glitches`` on hand-made every-frame
 steps): how calm the frames around a one-frame glitch must be."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from gaze.video.frame_events import glitches
+from gaze.pixels.frame_events import glitches
 from gaze.video.steps import LAG, FrameSteps
 
 MOVE = 2.0

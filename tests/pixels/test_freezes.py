@@ -1,11 +1,11 @@
 """Freeze rules on step traces: what a stall and a catch-up need around their repeats
-(``gaze.video.frame_events.freezes`` on hand-made every-frame steps, 30 fps)."""
+(``gaze.pixels.frame_events.freezes`` on hand-made every-frame steps, 30 fps)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from gaze.video.frame_events import freezes
+from gaze.pixels.frame_events import freezes
 from gaze.video.steps import CELLS, LAG, FrameSteps
 
 MOVE, REPEAT = 2.0, 0.02

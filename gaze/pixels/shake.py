@@ -1,5 +1,5 @@
 """Which analysis frames shake (pure): camera shifts that go back and forth, or back and forth
-about the camera's smooth path when it pans or zooms (``gaze.video.evidence`` makes the events).
+about the camera's smooth path when it pans or zooms (``gaze.pixels.evidence`` makes the events).
 
 ``shift[i]`` is the camera's translation (median optical flow, thumbnail pixels) from analysis
 frame i-1 to i.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaze.video.runs import true_runs
+from gaze.pixels.runs import true_runs
 
 SHAKE_SHIFT_PX = 1.5
 """Per-frame camera translation (median optical flow, thumbnail px) that counts as a shift."""

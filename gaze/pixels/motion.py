@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from gaze.video.signals import CHANGE_LEVEL, channel_change
+from gaze.pixels.signals import CHANGE_LEVEL, channel_change
 from gaze.video.spill import Frames
 
 MIN_SHIFT_PX = 0.5

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gaze.video.runs import true_runs
+from gaze.pixels.runs import true_runs
 from gaze.video.steps import LAG, FrameSteps
 
 GLITCH_MIN_JUMP = 2.0

@@ -16,21 +16,21 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gaze.pixels.frame_events import CATCH_UP_MOVED, STALL_ABRUPT, typical_step
+from gaze.pixels.frame_evidence import FrameLevel, frame_events, glitch_spans
+from gaze.pixels.local_change import LocalChange, local_changes
+from gaze.pixels.motion import camera_confirms
+from gaze.pixels.pixel_event import pixel_event
+from gaze.pixels.runs import near, true_runs
+from gaze.pixels.shake import SHAKE_SHIFT_PX, shaking_frames
+from gaze.pixels.signals import SAME_PICTURE_DIFF, SignalSeries, distinct_steps, edge_strength
 from gaze.schema.events import Event, EvidenceRegion
 from gaze.video.clip import AnalysisFrames
-from gaze.video.frame_events import CATCH_UP_MOVED, STALL_ABRUPT, typical_step
-from gaze.video.frame_evidence import FrameLevel, frame_events, glitch_spans
-from gaze.video.local_change import LocalChange, local_changes
-from gaze.video.motion import camera_confirms
-from gaze.video.pixel_event import pixel_event
-from gaze.video.runs import near, true_runs
-from gaze.video.shake import SHAKE_SHIFT_PX, shaking_frames
-from gaze.video.signals import SAME_PICTURE_DIFF, SignalSeries, distinct_steps, edge_strength
 from gaze.video.spill import Frames
 from gaze.video.steps import FrameSteps, exact_frame, widened_to_frames
 
 CHANGE_AWAY_FROM_MOTION = 0.5
-"""An object's jump (``gaze.video.local_change``) is what a freeze's catch-up shows when, on the
+"""An object's jump (``gaze.pixels.local_change``) is what a freeze's catch-up shows when, on the
 three frames before the repeats, both its places stepped by at most this share of the picture's
 busiest cell: the motion that slowed to a hold was elsewhere."""
 
@@ -52,7 +52,7 @@ to 0.6-1.0x of the median, fog or a washed-out picture to 0.1x)..."""
 VERY_FLAT = 6.0
 """...or below this in any case (a clip that is flat from start to end)..."""
 CRISP_EDGE = 30.0
-"""...unless its sharpest edges (``gaze.video.signals.edge_strength``) step by at least this
+"""...unless its sharpest edges (``gaze.pixels.signals.edge_strength``) step by at least this
 many levels a pixel: a plain table under a still camera with a few things on it has little
 contrast over the whole frame and is perfectly visible (forge v2's fixed stage: 70-100 on
 contrast 4-7), fog leaves no such edge (7-15 through forge's fog, 20 on a frame the encoder
@@ -224,7 +224,7 @@ def cuts(
     frames: AnalysisFrames, sig: SignalSeries, exclude: list[tuple[int, int]]
 ) -> tuple[list[Event], list[tuple[int, int]]]:
     """A persistent jump of the whole picture to another view (glitches, which come back, are
-    found on every frame by ``gaze.video.frame_events``)."""
+    found on every frame by ``gaze.pixels.frame_events``)."""
     events, spans = [], []
     for i in range(1, len(frames.times_s)):
         if sig.changed_fraction[i] < GLITCH_CHANGED_FRACTION or near(i, exclude):

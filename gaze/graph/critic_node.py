@@ -1,4 +1,4 @@
-"""The specialist and critic nodes: hypotheses per segment x routed dimension, then verdicts.
+"""The critic node: a verdict on every hypothesis (``gaze.graph.specialist_node`` makes them).
 
 Pixel-evidence events go to the critic as hypotheses of their own (source ``pixels``), so a model
 run never silently drops what pixels showed: each is accepted or rejected with a reason.
@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 from langgraph.runtime import Runtime
 
 from gaze.agents import critic as critic_agent
-from gaze.agents import specialist
 from gaze.agents.common import subsample
-from gaze.graph.context import GazeContext, diagnosing
 from gaze.graph.services import services
 from gaze.graph.state import (
     CheckedHypothesis,
@@ -23,53 +21,17 @@ from gaze.graph.state import (
     Failure,
     Hypothesis,
     Segment,
-    SpecialistTask,
     State,
     Update,
     failure,
 )
 from gaze.models.structured import Structured
+from gaze.schema.records import record_of
+from gaze.settings.context import GazeContext, diagnosing
 from gaze.video.store import window_frames
 
 PIXEL_CONFIDENCE = 0.5
 """Prior confidence of a pixel-evidence hypothesis (the critic's verdict replaces it)."""
-
-
-async def run_specialist(task: SpecialistTask, runtime: Runtime[GazeContext]) -> Update:
-    """One dimension's specialist on one segment: failure hypotheses with spans and evidence."""
-    ctx = runtime.context
-    svc = await services(runtime)
-    clip = await svc.clips.decoded(task["video"])
-    segment = task["segment"]
-    async with svc.frames_gate:
-        frames = subsample(window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
-        result = await specialist.examine(
-            svc.caller,
-            dimension=task["dimension"],
-            instruction=task["instruction"],
-            segment=segment,
-            frames=frames,
-            task_memory=task["task_memory"],
-            scene_memory=task["scene_memory"],
-            observations=task["observations"],
-            pixel_hints=task["pixel_hints"],
-            max_retries=ctx.max_retries,
-        )
-    where = f"{segment['id']}/{task['dimension']}"
-    hypotheses: list[Hypothesis] = []
-    failures = failure("specialist", result, where)
-    if result.value is not None:
-        hypotheses, problems = specialist.to_hypotheses(
-            result.value, task["dimension"], segment, task["clip_end_s"]
-        )
-        failures += [Failure(role="specialist", where=where, detail=p) for p in problems]
-    return {
-        "hypotheses": hypotheses,
-        "usage": result.records,
-        "prompts": ["specialist"],
-        "failures": failures,
-        "not_assessed": [] if result.value is not None else [where],
-    }
 
 
 def pixel_hypotheses(
@@ -100,16 +62,14 @@ def pixel_hypotheses(
                 confidence=event["confidence"] or PIXEL_CONFIDENCE,
                 source="pixels",
                 regions=list(event.get("regions", [])),
+                spans=list(event.get("spans", [])),
             )
         )
     return out
 
 
 def _events(accepted: Sequence[Any], merge_iou: float) -> list[EventRecord]:
-    return [
-        cast(EventRecord, e.model_dump(mode="json"))
-        for e in critic_agent.merge(accepted, merge_iou)
-    ]
+    return [record_of(e, EventRecord) for e in critic_agent.merge(accepted, merge_iou)]
 
 
 async def critic(state: State, runtime: Runtime[GazeContext]) -> Update:
@@ -122,7 +82,7 @@ async def critic(state: State, runtime: Runtime[GazeContext]) -> Update:
     hypotheses += pixel_hypotheses(state.get("pixel_events", []), list(segments.values()))
     if not ctx.use_critic:
         events = critic_agent.raw_events(hypotheses)
-        return {"events": [cast(EventRecord, e.model_dump(mode="json")) for e in events]}
+        return {"events": [record_of(e, EventRecord) for e in events]}
     svc = await services(runtime)
     clip = await svc.clips.decoded(state["video"])
     by_segment: dict[str, list[Hypothesis]] = {}

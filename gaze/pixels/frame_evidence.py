@@ -1,4 +1,4 @@
-"""Glitches and freezes (``gaze.video.frame_events``, judged on every decoded frame) as report
+"""Glitches and freezes (``gaze.pixels.frame_events``, judged on every decoded frame) as report
 events, with what the other detectors need to know about them: their spans, and for each freeze
 the instant its picture catches up."""
 
@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gaze.pixels.frame_events import freezes, glitches
+from gaze.pixels.pixel_event import pixel_event
 from gaze.schema.events import Event
-from gaze.video.frame_events import freezes, glitches
-from gaze.video.pixel_event import pixel_event
 from gaze.video.steps import FrameSteps
 
 Spans = list[tuple[float, float]]

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 from gaze.bench.forge import FAILURE_TYPES
-from gaze.pixel_diagnosis import PIXEL_TYPES
+from gaze.pixels.diagnosis import PIXEL_TYPES
+from gaze.pixels.evidence import detect
+from gaze.pixels.runs import near, true_runs
+from gaze.pixels.signals import SignalSeries, compute_signals, distinct_steps
 from gaze.video.clip import AnalysisFrames, open_clip
-from gaze.video.evidence import detect
-from gaze.video.runs import near, true_runs
-from gaze.video.signals import SignalSeries, compute_signals, distinct_steps
 from gaze.video.steps import measure_steps
 
 
@@ -71,7 +71,7 @@ def test_every_module_that_judges_pixels_records_its_thresholds():
     aligner's (motion), the shake rules, the every-frame spans (steps) and the pane finder
     (frame_area) and the region finder (change_regions); before, motion's, steps' and
     frame_area's constants were missing."""
-    from gaze.pixel_diagnosis import thresholds
+    from gaze.pixels.diagnosis import thresholds
 
     recorded = thresholds()
     names = ("AGREE_PX", "KEEP_RATIO", "SHAKE_KEEP_SHARE", "EDGE_STEP", "MARGIN_FLAT")
@@ -294,7 +294,7 @@ def _shifts(xs: list[float]) -> SignalSeries:
 
 
 def test_shake_goes_back_and_forth_a_turning_pan_does_not():
-    from gaze.video.evidence import camera_shake
+    from gaze.pixels.evidence import camera_shake
 
     pan_and_return = [0, 3, 4, 3, 2, -2, -3, -4, -3, 0, 0]  # slows, turns once, comes back
     assert camera_shake(_shifts(pan_and_return))[0] == []
@@ -308,8 +308,8 @@ def test_a_flow_that_aligning_the_frames_does_not_confirm_is_no_shake():
     nothing when the camera stood still (a fast arm over a low-texture table swings the dense
     flow's median by several pixels: forge v2 seed 2222 clip 35 reported a shake over a
     disappearance it then hid)."""
-    from gaze.video.evidence import camera_shake
-    from tests.video.test_motion import scene
+    from gaze.pixels.evidence import camera_shake
+    from tests.pixels.test_motion import scene
 
     jitter = [0, 0, 3, -3, 3, -3, 3, -2, 0, 0, 0]
     offsets = np.cumsum([0.0, *(-x for x in jitter[1:])])
@@ -326,7 +326,7 @@ def test_shaking_on_top_of_a_pan_is_found_a_pan_that_speeds_up_is_not():
     way (before the rule the whole episode read as a pan). A pan that speeds up and slows down
     smoothly departs from its mean without turning back and forth, and one jump (a frozen pan
     catching up) departs to one side only: neither is shake."""
-    from gaze.video.evidence import camera_shake
+    from gaze.pixels.evidence import camera_shake
 
     ride = [0, 0, 3, 3, 3, 6, 0.5, 5.5, 0.5, 6, 0.5, 5.5, 3, 3, 3, 0, 0]
     events, runs = camera_shake(_shifts(ride))
@@ -341,7 +341,7 @@ def test_a_glitch_during_a_pan_is_not_shake():
     """A frame from elsewhere during a pan pulls the optical flow away and back (forge v2 seed
     808 clip 106: -10 and -23 px on a 1-2 px pan). Taken off the camera's path it is no shake;
     real jitter stays shake even when one of its frames also passes the glitch test."""
-    from gaze.video.evidence import camera_shake
+    from gaze.pixels.evidence import camera_shake
 
     pan_with_foreign_frame = [1.1, 0.7, 1.4, 1.0, 1.9, -10, -23, 1.1, 2.6, 1.3, 1.2, 1.1]
     assert len(camera_shake(_shifts(pan_with_foreign_frame))[0]) == 1
@@ -355,7 +355,7 @@ def test_a_shake_episode_is_followed_to_its_ends_through_smaller_shifts():
     through the frames around it that go back and forth by at least half that (a small or
     square picture shakes by fewer thumbnail pixels, and the forge's random shake has quiet
     moments). Shifts that small never start an episode on their own."""
-    from gaze.video.evidence import camera_shake
+    from gaze.pixels.evidence import camera_shake
 
     small = [1.0, -1.0, 1.1, -1.0, 1.0]
     strong = [3, -3, 3, -3, 3]

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-import gaze  # noqa: F401  (quiets OpenCV logging before cv2 is imported)
 from gaze.video.clip import AnalysisFrames
 
 SAME_PICTURE_DIFF = 0.05

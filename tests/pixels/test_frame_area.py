@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaze.video.frame_area import FULL, picture_box
+from gaze.pixels.frame_area import FULL, picture_box
 
 
 def _clip(make) -> np.ndarray:

@@ -1,0 +1,50 @@
+"""The specialist node: one dimension's failure hypotheses on one segment (the graph sends one
+task per segment x routed dimension; ``gaze.graph.critic_node`` rules on what they find)."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from gaze.agents import specialist
+from gaze.agents.common import subsample
+from gaze.graph.services import services
+from gaze.graph.state import Failure, Hypothesis, SpecialistTask, Update, failure
+from gaze.settings.context import GazeContext
+from gaze.video.store import window_frames
+
+
+async def run_specialist(task: SpecialistTask, runtime: Runtime[GazeContext]) -> Update:
+    """One dimension's specialist on one segment: failure hypotheses with spans and evidence."""
+    ctx = runtime.context
+    svc = await services(runtime)
+    clip = await svc.clips.decoded(task["video"])
+    segment = task["segment"]
+    async with svc.frames_gate:
+        frames = subsample(window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
+        result = await specialist.examine(
+            svc.caller,
+            dimension=task["dimension"],
+            instruction=task["instruction"],
+            segment=segment,
+            frames=frames,
+            task_memory=task["task_memory"],
+            scene_memory=task["scene_memory"],
+            observations=task["observations"],
+            pixel_hints=task["pixel_hints"],
+            max_retries=ctx.max_retries,
+        )
+    where = f"{segment['id']}/{task['dimension']}"
+    hypotheses: list[Hypothesis] = []
+    failures = failure("specialist", result, where)
+    if result.value is not None:
+        hypotheses, problems = specialist.to_hypotheses(
+            result.value, task["dimension"], segment, task["clip_end_s"]
+        )
+        failures += [Failure(role="specialist", where=where, detail=p) for p in problems]
+    return {
+        "hypotheses": hypotheses,
+        "usage": result.records,
+        "prompts": ["specialist"],
+        "failures": failures,
+        "not_assessed": [] if result.value is not None else [where],
+    }

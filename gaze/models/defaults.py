@@ -1,0 +1,25 @@
+"""The model layer's defaults, each written here once. The run context (``gaze.settings.context``)
+takes its fields' defaults from this module, as it takes the sampling defaults from
+``gaze.video.windows``; the caller, providers and structured calls below it use the same names,
+so a library user who builds a ``Caller`` by hand gets what a run gets."""
+
+CONCURRENCY = 32
+"""Most backbone requests in flight at once."""
+TEMPERATURE = 0.0
+"""Sampling temperature of every call (0: the most likely answer, and a cacheable one)."""
+MAX_RETRIES = 3
+"""Retries per call after the first attempt (transport errors and malformed output alike)."""
+REQUEST_TIMEOUT_S = 120.0
+"""Total deadline of one request, seconds, first byte to last."""
+RETRY_INITIAL_S = 0.5
+"""First backoff pause after a transient error, seconds (doubles, with jitter)."""
+RETRY_MAX_S = 30.0
+"""Longest backoff pause, seconds; a server's longer Retry-After is capped to this."""
+BREAKER_AFTER = 6
+"""Calls in a row to one endpoint that got no reply after their retries before it gets no more
+work (0: never)."""
+MAX_REPLY_CHARS = 262_144
+"""Longest model reply accepted, characters."""
+MAX_FRAMES_PER_CALL = 32
+"""Most frames one request carries: a specialist's or critic's segment, a judge's clip, a
+progress chunk, and what a local vLLM engine is built to accept."""

@@ -1,0 +1,172 @@
+"""What a run computes: the settings that change a report's content (models, branches,
+sampling, thresholds, ablation switches). A batch run resumes only under the same ones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gaze.environment import from_environment, model_of
+from gaze.models import defaults as model_defaults
+from gaze.settings.describe import describe
+from gaze.video.windows import SamplingSettings
+
+_SAMPLING = SamplingSettings()
+"""The sampling defaults live with the sampling code; the settings take them from there."""
+
+
+@dataclass(kw_only=True)
+class Computation:
+    """The settings that decide what a run computes (each recorded in the report)."""
+
+    model: str | None = field(
+        default=None,
+        metadata=describe(
+            "Default backbone, PROVIDER:MODEL (e.g. openai:gpt-4o, scripted:auto). "
+            "None: the GAZE_MODEL environment variable."
+        ),
+    )
+    roles: dict[str, str] = field(
+        default_factory=dict,
+        metadata=describe(
+            "Per-role backbones, role -> PROVIDER:MODEL, optionally followed by "
+            "',base_url=URL' and ',key_env=VARIABLE' for a role with its own endpoint and key "
+            "(roles: grounding, observer, router, specialist, critic, judge, progress, "
+            "similarity)."
+        ),
+    )
+    base_url: str | None = field(
+        default=None,
+        metadata=describe(
+            "Base URL of an OpenAI-compatible server (vLLM, SGLang, Ollama, a gateway); several "
+            "URLs separated by spaces (--base-url repeated), or @FILE naming a JSON pool file, "
+            "spread requests over a fleet serving the same model (sticky by clip, least "
+            "outstanding, failover). None: GAZE_BASE_URL."
+        ),
+    )
+    sections: list[str] = field(
+        default_factory=lambda: ["diagnosis"],
+        metadata=describe(
+            "Report sections to produce: diagnosis (failure events from the graph), signals (pixel "
+            "signals), pa_ia (physical adherence and instruction alignment scores), progress "
+            "(task-progress curve and OPD metrics)."
+        ),
+    )
+    progress_style: str = field(
+        default="sequence",
+        metadata=describe(
+            "Progress judge: sequence (frames at 1 fps -> progress per frame), pair (adjacent "
+            "frames -> signed change) or recorded (curves read from progress_file)."
+        ),
+    )
+    progress_file: str | None = field(
+        default=None,
+        metadata=describe(
+            "JSONL of recorded curves ({clip_id or case_id, progress: [...]}) for "
+            "progress_style=recorded."
+        ),
+    )
+    window_s: float = field(
+        default=_SAMPLING.window_s, metadata=describe("Window length in seconds.")
+    )
+    frames_per_window: int = field(
+        default=_SAMPLING.frames_per_window,
+        metadata=describe("Frames sampled per window (16 per 4 s = 4 fps)."),
+    )
+    max_side: int = field(
+        default=_SAMPLING.max_side,
+        metadata=describe("Longest side of frames sent to models, pixels."),
+    )
+    jpeg_quality: int = field(
+        default=_SAMPLING.jpeg_quality,
+        metadata=describe(
+            "JPEG quality of frames sent to models, 1-100 (lower: fewer bytes per image; the "
+            "token count depends on the size, not the quality)."
+        ),
+    )
+    grid: bool = field(
+        default=_SAMPLING.grid,
+        metadata=describe(
+            "Send each window as one grid image of its frames, each tile stamped with its time "
+            "(RoboGaze's layout; max_side is then the grid's longest side): a few large images "
+            "per clip instead of many small ones."
+        ),
+    )
+    image_detail: str = field(
+        default="auto",
+        metadata=describe(
+            "OpenAI image detail: auto, low (one 512 px tile per image, 85 tokens on OpenAI's "
+            "hosted models) or high. Sent only by the openai provider."
+        ),
+    )
+    top_k: int = field(default=3, metadata=describe("Dimensions the router keeps per segment."))
+    critic_threshold: float = field(
+        default=0.5,
+        metadata=describe("Minimum critic confidence for a hypothesis to become an event."),
+    )
+    merge_iou: float = field(
+        default=0.6,
+        metadata=describe(
+            "Temporal IoU at or above which hypotheses about the same event are merged."
+        ),
+    )
+    temperature: float = field(
+        default=model_defaults.TEMPERATURE, metadata=describe("Sampling temperature.")
+    )
+    max_retries: int = field(
+        default=model_defaults.MAX_RETRIES,
+        metadata=describe(
+            "Retries per call, one budget for transport errors (after a backoff pause) and "
+            "malformed output (the error is fed back): at most 1 + max_retries requests."
+        ),
+    )
+    use_task_memory: bool = field(
+        default=True, metadata=describe("Ablation switch: False skips task grounding.")
+    )
+    use_scene_memory: bool = field(
+        default=True, metadata=describe("Ablation switch: False skips scene grounding.")
+    )
+    use_router: bool = field(
+        default=True,
+        metadata=describe("Ablation switch: False sends every segment to all six specialists."),
+    )
+    use_critic: bool = field(
+        default=True,
+        metadata=describe(
+            "Ablation switch: False turns every hypothesis into an event unverified."
+        ),
+    )
+    pixel_hints: bool = field(
+        default=True,
+        metadata=describe(
+            "Hand pixel-evidence measurements to the physical-plausibility and visual-quality "
+            "specialists."
+        ),
+    )
+    max_segment_windows: int = field(
+        default=2,
+        metadata=describe("Longest segment, in windows; longer subtask spans are split."),
+    )
+    observer_context: bool = field(
+        default=True,
+        metadata=describe(
+            "Show the observer of every second window the window before it first, as context "
+            "(it describes only its own window). A two-window segment's calls send that same "
+            "pair, so it reaches the server once, as a prefix they share; without it the "
+            "second window first arrives inside a segment call and cannot be reused. Costs one "
+            "window's images more per pair, which a prefix cache serves."
+        ),
+    )
+    max_frames_per_call: int = field(
+        default=model_defaults.MAX_FRAMES_PER_CALL,
+        metadata=describe(
+            "Most frames sent in one specialist or critic call (spread evenly). At 32 a "
+            "two-window segment is sent whole, so its frames repeat, byte for byte and in "
+            "order, what an observer sent before (a prefix cache reuses them)."
+        ),
+    )
+
+    def resolved_model(self) -> str | None:
+        return model_of(self.model)
+
+    def resolved_base_url(self) -> str | None:
+        return self.base_url or from_environment("base_url")
