@@ -12,19 +12,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import cv2
 import numpy as np
 
 from gaze.bench.forge2.camera import to_output, world_to_output
+from gaze.bench.forge2.frames import FRAME_INJECTIONS, Busy, window
 from gaze.bench.forge2.script import Rollout, free_spot
 from gaze.bench.forge2.world import SHAPES, Thing
 from gaze.bench.forge_common import elbow_of, reference_event
 
-Busy = list[tuple[int, int]]
 Shake = dict[int, tuple[float, float, float]]
 Point = tuple[float, float]
-FrameEdit = Callable[[list[np.ndarray], int, int], None]
-"""Changes frame f of an injection that starts at frame k, in place."""
 
 
 @dataclass
@@ -41,36 +38,30 @@ class Plan:
     def matrix(self, k: int) -> np.ndarray:
         return world_to_output(self.roll.cameras[k], self.size, self.shake.get(k, (0, 0, 0)))
 
+    @property
+    def n(self) -> int:
+        return self.roll.n
 
-def _event(
-    plan: Plan,
-    ftype: str,
-    kind: str,
-    start: int,
-    end: int,
-    description: str,
-    regions: Sequence[dict[str, Any]] = (),
-) -> dict[str, Any]:
-    """Forge v1's reference event, with v2's kind in the evidence and the regions."""
-    event = reference_event(ftype, start, end, plan.roll.fps, description, f"forge v2: {kind}")
-    return {**event, "regions": list(regions)}
+    @property
+    def fps(self) -> float:
+        return self.roll.fps
 
+    def moving(self, f: int) -> bool:
+        """Whether the gripper moves at frame f (a freeze over a still scene shows nothing)."""
+        return self.roll.gripper_speed(f) > 90
 
-def _window(plan: Plan, length: int, ok: Callable[[int], bool], margin_s: float = 1.0) -> int:
-    """A first frame for a run of ``length`` frames, clear of other injections and clip ends."""
-    fps, n = plan.roll.fps, plan.roll.n
-    lo, hi = round(margin_s * fps), n - round(margin_s * fps) - length
-    gap = round(0.6 * fps)
-    candidates = [
-        k
-        for k in range(lo, hi)
-        if all(k + length + gap <= s or k >= e + gap for s, e in plan.busy) and ok(k)
-    ]
-    if not candidates:
-        raise ValueError("no free frames left for another injection")
-    k = int(plan.rng.choice(candidates))
-    plan.busy.append((k, k + length))
-    return k
+    def event(
+        self,
+        ftype: str,
+        kind: str,
+        start: int,
+        end: int,
+        description: str,
+        regions: Sequence[dict[str, Any]] = (),
+    ) -> dict[str, Any]:
+        """Forge v1's reference event, with v2's kind in the evidence and the regions."""
+        event = reference_event(ftype, start, end, self.fps, description, f"forge v2: {kind}")
+        return {**event, "regions": list(regions)}
 
 
 def _segment_distance(point: Point, start: Point, end: Point) -> float:
@@ -137,7 +128,7 @@ def _new_spot(plan: Plan, k: int) -> tuple[float, float]:
 
 def teleportation(plan: Plan) -> dict[str, Any]:
     idx = int(plan.rng.choice(_untouched(plan)))
-    k = _window(plan, 1, _thing_ok(plan, idx))
+    k = window(plan, 1, _thing_ok(plan, idx))
     before = replace(plan.roll.states[k].things[idx])
     x, y = _new_spot(plan, k)
     for state in plan.roll.states[k:]:
@@ -145,8 +136,7 @@ def teleportation(plan: Plan) -> dict[str, Any]:
     after = plan.roll.states[k].things[idx]
     if box_in_view(plan, after, k) is None or not _clear_of_arm(plan, (x, y), k, 4):
         raise ValueError("teleport destination left the view")
-    return _event(
-        plan,
+    return plan.event(
         "object_teleportation",
         "teleportation",
         k - 1,
@@ -158,12 +148,11 @@ def teleportation(plan: Plan) -> dict[str, Any]:
 
 def disappearance(plan: Plan) -> dict[str, Any]:
     idx = int(plan.rng.choice(_untouched(plan)))
-    k = _window(plan, 1, _thing_ok(plan, idx))
+    k = window(plan, 1, _thing_ok(plan, idx))
     thing = replace(plan.roll.states[k].things[idx])
     for state in plan.roll.states[k:]:
         state.things[idx].visible = False
-    return _event(
-        plan,
+    return plan.event(
         "object_disappearance",
         "disappearance",
         k - 1,
@@ -185,7 +174,7 @@ def _appear(
             return False
         return True
 
-    k = _window(plan, 1, ok)
+    k = window(plan, 1, ok)
     x, y = _new_spot(plan, k)
     thing = make(x, y)
     for f in (k, k + 2, min(plan.roll.n - 1, k + 4)):
@@ -193,8 +182,8 @@ def _appear(
             raise ValueError("the new thing is not clearly in view")
     for state in plan.roll.states[k:]:
         state.extra.append(replace(thing))
-    return _event(
-        plan, "object_hallucination", kind, k - 1, k, what, [_region(plan, thing, k, "after")]
+    return plan.event(
+        "object_hallucination", kind, k - 1, k, what, [_region(plan, thing, k, "after")]
     )
 
 
@@ -223,136 +212,17 @@ def duplicate(plan: Plan) -> dict[str, Any]:
 def _shake(plan: Plan) -> dict[str, Any]:
     fps = plan.roll.fps
     length = round(float(plan.rng.uniform(0.7, 2.0)) * fps)
-    k = _window(plan, length, lambda f: True)
+    k = window(plan, length, lambda f: True)
     amplitude = float(plan.rng.uniform(0.015, 0.03)) * plan.size[0]
     for f in range(k, k + length):
         dx, dy = plan.rng.uniform(-amplitude, amplitude, 2)
         plan.shake[f] = (float(dx), float(dy), float(plan.rng.uniform(-1.0, 1.0)))
-    return _event(
-        plan,
+    return plan.event(
         "camera_instability",
         "shake",
         k,
         k + length - 1,
         "the whole view shakes from frame to frame",
-    )
-
-
-def _frames_edit(plan: Plan, length: int, ok: Callable[[int], bool], edit: FrameEdit) -> int:
-    k = _window(plan, length, ok)
-
-    def apply(frames: list[np.ndarray]) -> None:
-        for f in range(k, k + length):
-            edit(frames, f, k)
-
-    plan.frame_edits.append(apply)
-    return k
-
-
-def corruption(plan: Plan) -> dict[str, Any]:
-    length = int(plan.rng.integers(1, 3))
-    rng = np.random.default_rng(int(plan.rng.integers(1 << 31)))
-    cell = max(8, plan.size[0] // 20)
-
-    def edit(frames: list[np.ndarray], f: int, k: int) -> None:
-        img = frames[f].copy()
-        for y in range(0, img.shape[0], cell):
-            for x in range(0, img.shape[1], cell):
-                if rng.random() < 0.5:
-                    img[y : y + cell, x : x + cell] = rng.integers(0, 256, 3)
-        frames[f] = img
-
-    k = _frames_edit(plan, length, lambda f: True, edit)
-    return _event(
-        plan,
-        "frame_corruption",
-        "corruption",
-        k,
-        k + length - 1,
-        "blocky codec-like corruption covers about half of the frame",
-    )
-
-
-def glitch(plan: Plan) -> dict[str, Any]:
-    """One frame gone wrong: a flat green frame, a frame from elsewhere, a tear or a noise burst."""
-    how = str(plan.rng.choice(["green", "foreign", "tear", "burst"]))
-    n, fps = plan.roll.n, plan.roll.fps
-    other = int(plan.rng.integers(0, n))
-    rng = np.random.default_rng(int(plan.rng.integers(1 << 31)))
-
-    def edit(frames: list[np.ndarray], f: int, k: int) -> None:
-        img = frames[f]
-        if how == "green":
-            frames[f] = np.full_like(img, (40, 200, 40))
-        elif how == "foreign":
-            frames[f] = frames[other if abs(other - f) > fps else (f + n // 2) % n].copy()
-        elif how == "tear":
-            cut = img.shape[0] // 3 + int(rng.integers(0, img.shape[0] // 3))
-            out = img.copy()
-            out[cut:] = np.roll(img[cut:], img.shape[1] // 4, axis=1)
-            frames[f] = out
-        else:
-            noise = rng.normal(0, 60, img.shape)
-            frames[f] = np.clip(img + noise, 0, 255).astype(np.uint8)
-
-    k = _frames_edit(plan, 1, lambda f: True, edit)
-    return _event(plan, "frame_corruption", f"glitch_{how}", k, k, f"one frame is wrong ({how})")
-
-
-def freeze(plan: Plan) -> dict[str, Any]:
-    """The picture stops while the arm is moving, then the video catches up."""
-    fps = plan.roll.fps
-    length = max(2, round(float(plan.rng.uniform(0.5, 1.5)) * fps))
-
-    def moving(k: int) -> bool:
-        return all(
-            plan.roll.gripper_speed(f) > 90 for f in (k - 2, k - 1, k + length, k + length + 1)
-        )
-
-    k = _frames_edit(
-        plan, length, moving, lambda frames, f, k: frames.__setitem__(f, frames[k - 1].copy())
-    )
-    return _event(
-        plan,
-        "frame_corruption",
-        "freeze",
-        k - 1,
-        k + length - 1,
-        f"the picture freezes for {length / fps:.1f} s while the arm is moving",
-    )
-
-
-def blur(plan: Plan) -> dict[str, Any]:
-    fps = plan.roll.fps
-    length = round(float(plan.rng.uniform(0.5, 2.0)) * fps)
-    sigma = 0.011 * plan.size[0] * float(plan.rng.uniform(0.8, 1.4))
-    k = _frames_edit(
-        plan,
-        length,
-        lambda f: True,
-        lambda frames, f, k: frames.__setitem__(f, cv2.GaussianBlur(frames[f], (0, 0), sigma)),
-    )
-    return _event(plan, "blur", "blur", k, k + length - 1, "the whole frame goes soft")
-
-
-def low_visibility(plan: Plan) -> dict[str, Any]:
-    fps = plan.roll.fps
-    length = round(float(plan.rng.uniform(0.5, 2.0)) * fps)
-    how = str(plan.rng.choice(["dark", "fog"]))
-
-    def edit(frames: list[np.ndarray], f: int, k: int) -> None:
-        img = frames[f].astype(np.float32)
-        out = img * 0.13 if how == "dark" else img * 0.1 + 0.9 * img.mean()
-        frames[f] = out.clip(0, 255).astype(np.uint8)
-
-    k = _frames_edit(plan, length, lambda f: True, edit)
-    return _event(
-        plan,
-        "low_visibility",
-        f"low_visibility_{how}",
-        k,
-        k + length - 1,
-        "the scene goes nearly black" if how == "dark" else "the picture washes out to grey",
     )
 
 
@@ -363,13 +233,7 @@ SCENE = {
     "duplicate": duplicate,
     "shake": _shake,
 }
-FRAME = {
-    "corruption": corruption,
-    "glitch": glitch,
-    "freeze": freeze,
-    "blur": blur,
-    "low_visibility": low_visibility,
-}
+FRAME: dict[str, Callable[[Plan], dict[str, Any]]] = {**FRAME_INJECTIONS}
 INJECTIONS: dict[str, Callable[[Plan], dict[str, Any]]] = {**SCENE, **FRAME}
 TYPE_OF = {
     "teleportation": "object_teleportation",
