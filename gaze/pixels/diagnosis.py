@@ -16,6 +16,7 @@ from gaze.pixels import (
     local_change,
     motion,
     shake,
+    stutter,
 )
 from gaze.pixels import signals as signal_rules
 from gaze.pixels.measure import measure_pixels
@@ -46,6 +47,7 @@ def thresholds() -> dict[str, float]:
         evidence,
         shake,
         frame_events,
+        stutter,
         steps,
         local_change,
         change_regions,

@@ -405,8 +405,8 @@ def detect(frames: AnalysisFrames, sig: SignalSeries) -> list[Event]:
         if frames.steps is not None
         else []
     )
-    # beside a freeze, local changes are the world catching up
-    frozen = _indices(FrameLevel.spans(freezes), motion_sig)
+    # beside a freeze, local changes are the world catching up; in a stutter, double steps
+    frozen = _indices(FrameLevel.spans(freezes + frame_level.stutters), motion_sig)
     changes = [c for c in changes if not near(c.index, frozen, margin=1)]
     events = (
         dark_events
@@ -414,6 +414,7 @@ def detect(frames: AnalysisFrames, sig: SignalSeries) -> list[Event]:
         + blur_events
         + frame_level.glitches
         + freezes
+        + frame_level.stutters
         + cut_events
         + _local_events(changes, motion_sig, frames.steps)
     )

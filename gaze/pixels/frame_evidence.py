@@ -10,6 +10,7 @@ import numpy as np
 
 from gaze.pixels.frame_events import freezes, glitches
 from gaze.pixels.pixel_event import pixel_event
+from gaze.pixels.stutter import stutters
 from gaze.schema.events import Event
 from gaze.video.steps import FrameSteps
 
@@ -34,10 +35,11 @@ def glitch_spans(steps: FrameSteps | None, ignore_s: Spans) -> Spans:
 
 @dataclass
 class FrameLevel:
-    """Glitch and freeze events of one clip."""
+    """Glitch, freeze and stutter events of one clip."""
 
     glitches: list[Event] = field(default_factory=list)
     freezes: list[Event] = field(default_factory=list)
+    stutters: list[Event] = field(default_factory=list)
     frames: list[tuple[int, int | None]] = field(default_factory=list)
     """Per freeze, decoded frame indices: its last moving frame, and the first frame after its
     repeats (the picture catching up; None when the clip ends frozen)."""
@@ -80,4 +82,19 @@ def frame_events(steps: FrameSteps, ignore_s: Spans) -> FrameLevel:
             )
         )
         out.frames.append((found.first, found.last + 1 if found.last + 1 < len(times) else None))
+    taken = ignore + [(g.first, g.last) for g in found_glitches]
+    taken += frame_spans(FrameLevel.spans(out.freezes), times)
+    for found in stutters(steps, taken):
+        start, end = float(times[found.first]), float(times[found.last])
+        out.stutters.append(
+            pixel_event(
+                "frame_corruption",
+                start,
+                end,
+                f"the motion stutters for {end - start:.1f} s: every other frame repeats",
+                found.evidence,
+                0.5 + 0.4 * min(1.0, found.strength - 1.0),
+                severity=2,
+            )
+        )
     return out
