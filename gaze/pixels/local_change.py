@@ -48,6 +48,13 @@ vanishing from a grey table was taken for a shadow leaving it (a black disc on f
 stage: 0.24x the table's brightness; forge's own shadows darken to 0.65x)."""
 SAME_OBJECT_DISTANCE = 60.0
 """Mean colour distance under which a vanished and an appeared region are the same object."""
+TWIN_DISTANCE = 20.0
+"""In a busy picture the other half of a jump may land on (or leave) a spot that stands out from
+its surroundings itself, so it fails the absent test. A steady region whose own colour turns
+into (or away from) the colour of a found half's object, within this distance, and changes by
+at least SAME_OBJECT_DISTANCE doing so, is that half (real clips of two DreamDojo renders and a
+DROID comparison, ``bench/probe_real.py``); each is taken only beside a found half of its
+colour, and one left unpaired makes no event."""
 EDGE_MARGIN = 0.02
 """A region this close to the picture's border (fraction of width or height) may have come from
 or gone to outside the view: the robot's arm or gripper entering, an object carried out. Its
@@ -138,6 +145,7 @@ def local_changes(
             and r.before < ABSENT_RATIO * r.after
             and not _shadow(dark=r.colour_after, lit=r.colour_before)
         ]
+        weak = _other_halves(regions, vanished, appeared)
         for gone, twin in _teleports(vanished, appeared):
             vanished.remove(gone)
             appeared.remove(twin)
@@ -162,6 +170,8 @@ def local_changes(
                     ],
                 )
             )
+        vanished = [r for r in vanished if id(r) not in weak]  # unpaired: no event alone
+        appeared = [r for r in appeared if id(r) not in weak]
         appeared = [
             r for r in appeared if r.steady or (r.settling and not _same_colour(r, vanished))
         ]
@@ -235,6 +245,35 @@ def _teleports(vanished: list[Region], appeared: list[Region]) -> list[tuple[Reg
             used |= {id(gone), id(twin)}
             pairs.append((gone, twin))
     return pairs
+
+
+def _other_halves(
+    regions: list[Region], vanished: list[Region], appeared: list[Region]
+) -> set[int]:
+    """Add to ``vanished`` and ``appeared`` the steady regions that are the missing half of a
+    found one's jump (TWIN_DISTANCE); returns their ids (they make no event on their own)."""
+    added: set[int] = set()
+    taken = {id(r) for r in vanished + appeared}
+    for r in regions:
+        if id(r) in taken or not r.steady:
+            continue
+        turned = float(np.linalg.norm(r.colour_after - r.colour_before))
+        if turned < SAME_OBJECT_DISTANCE:
+            continue
+        if r.after > PRESENT_DISTANCE and any(
+            g.steady and float(np.linalg.norm(r.colour_after - g.colour_before)) <= TWIN_DISTANCE
+            for g in vanished
+        ):
+            appeared.append(r)
+            added.add(id(r))
+        elif r.before > PRESENT_DISTANCE and any(
+            a.steady and float(np.linalg.norm(r.colour_before - a.colour_after)) <= TWIN_DISTANCE
+            for a in appeared
+            if id(a) not in added
+        ):
+            vanished.append(r)
+            added.add(id(r))
+    return added
 
 
 def _colour_gap(gone: Region, twin: Region) -> float:
