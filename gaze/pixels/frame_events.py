@@ -164,7 +164,7 @@ class FrameEvent:
 Spans = Sequence[tuple[int, int]]
 
 
-def _touches(first: int, last: int, spans: Spans) -> bool:
+def touches(first: int, last: int, spans: Spans) -> bool:
     return any(first <= e and s <= last for s, e in spans)
 
 
@@ -206,7 +206,7 @@ def glitches(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
                 break
         if hit is None:
             hit = _moving_glitch(d, k)
-        if hit and _touches(hit.first - 1, hit.last + 1, ignore):
+        if hit and touches(hit.first - 1, hit.last + 1, ignore):
             hit = None
         if hit:
             found.append(hit)
@@ -316,6 +316,20 @@ def _through_refresh(e: int, d1: np.ndarray, gap: float, jump: float) -> int:
     return e
 
 
+def repeated(steps: FrameSteps, level: float) -> np.ndarray:
+    """Per decoded frame, whether its step to the one before repeats the picture (frame 0:
+    False)."""
+    still = np.zeros(len(steps.diff), dtype=bool)
+    still[1:] = steps.diff[1:, 0] < level
+    return still
+
+
+def repeating_rhythm(still: np.ndarray) -> bool:
+    """Whether repeating is the clip's rhythm: common (COMMON_REPEATS), and its moves mostly
+    single jumps between repeats (ISOLATED_MOVES)."""
+    return bool(still.mean() > COMMON_REPEATS) and _jumps_between_repeats(still)
+
+
 def _jumps_between_repeats(still: np.ndarray) -> bool:
     """Whether at least ISOLATED_MOVES of the moving steps are single jumps between repeats."""
     moving = ~still[1:-1]
@@ -334,11 +348,10 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
         return []
     level = still_level(steps)
     typical = typical_step(steps)
-    still = np.zeros(n, dtype=bool)
-    still[1:] = d1[1:] < level
+    still = repeated(steps, level)
     runs = true_runs(still)
     times = steps.times_s
-    rhythm = len(runs) >= 3 and still.mean() > COMMON_REPEATS and _jumps_between_repeats(still)
+    rhythm = len(runs) >= 3 and repeating_rhythm(still)
     usual = float(np.median([times[e] - times[s - 1] for s, e in runs])) if rhythm else 0.0
     stall = max(FREEZE_MOTION, FREEZE_MOTION_SHARE * level)
     into, catch_up = CATCH_UP_BEFORE * level, FREEZE_CATCH_UP * typical
@@ -361,7 +374,7 @@ def freezes(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
         # final refresh of a still picture, and nothing after it tells the two apart
         if s < 2 or e + 2 >= n or e - s + 1 < FREEZE_MIN_FRAMES:
             continue
-        if _touches(s - 2, e + 1, ignore) or _touches(s - 1, e, [(f.first, f.last) for f in found]):
+        if touches(s - 2, e + 1, ignore) or touches(s - 1, e, [(f.first, f.last) for f in found]):
             continue
         if times[e] - times[s - 1] < max(FREEZE_MIN_S, FREEZE_HOLD_FACTOR * usual) - 1e-9:
             continue

@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from gaze.pixels.frame_events import (
-    COMMON_REPEATS,
     FrameEvent,
     Spans,
-    _jumps_between_repeats,
-    _touches,
+    repeated,
+    repeating_rhythm,
     still_level,
+    touches,
 )
 from gaze.video.steps import FrameSteps
 
@@ -53,9 +53,8 @@ def stutters(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
         return []
     level = still_level(steps)
     times = steps.times_s
-    still = np.zeros(n, dtype=bool)
-    still[1:] = d1[1:] < level
-    if still.mean() > COMMON_REPEATS and _jumps_between_repeats(still):
+    still = repeated(steps, level)
+    if repeating_rhythm(still):
         return []  # the clip repeats as its rhythm
     moves = np.zeros(n, dtype=bool)
     moves[1:] = d1[1:] >= STUTTER_MOVE * level
@@ -81,7 +80,7 @@ def stutters(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
                 not still[first]
                 and doubled >= STUTTER_DOUBLED * usual
                 and times[last] - times[first] >= STUTTER_MIN_S - 1e-9
-                and not _touches(first, last + 1, ignore)
+                and not touches(first, last + 1, ignore)
             ):
                 found.append(
                     FrameEvent(
