@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from gaze.agents.common import as_text, frames_then_task, span_text
+from gaze.matching.spans import merged
 from gaze.models.caller import Caller
 from gaze.models.structured import Structured, ask
 from gaze.prompts import load_prompt
@@ -218,18 +219,13 @@ def _spans(group: Sequence[Mapping[str, Any]]) -> list[tuple[float, float]]:
     joined; empty when every member is one interval (the event is then its [start, end])."""
     if not any(h.get("spans") for h in group):
         return []
-    intervals = sorted(
-        (float(s), float(e))
-        for h in group
-        for s, e in (h.get("spans") or [(h["start_s"], h["end_s"])])
+    return merged(
+        [
+            (float(s), float(e))
+            for h in group
+            for s, e in (h.get("spans") or [(h["start_s"], h["end_s"])])
+        ]
     )
-    joined = [intervals[0]]
-    for start, end in intervals[1:]:
-        if start <= joined[-1][1]:
-            joined[-1] = (joined[-1][0], max(joined[-1][1], end))
-        else:
-            joined.append((start, end))
-    return joined
 
 
 def _regions(group: Sequence[Mapping[str, Any]]) -> list[EvidenceRegion]:
