@@ -217,3 +217,12 @@ def test_a_real_clip_keeps_its_resolution_rate_and_codec(tmp_path):
         assert variant.get(cv2.CAP_PROP_FRAME_WIDTH) == source.get(cv2.CAP_PROP_FRAME_WIDTH)
         codec = int(variant.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode().lower()
         assert codec in ("avc1", "h264")
+
+
+def test_the_commands_kinds_are_the_probe_sets():
+    """The CLI lists the kinds without importing OpenCV: its lists must be the probe set's."""
+    from gaze.bench.probe.make import INJECTED
+    from gaze.bench.probe.semantic import EXPECTED
+    from gaze.cli.probe_cmd import KINDS, SEMANTIC
+
+    assert tuple(INJECTED) == KINDS and tuple(EXPECTED) == SEMANTIC

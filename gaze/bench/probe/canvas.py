@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import cv2
 import numpy as np
 
 from gaze.bench.forge2.frames import Busy
@@ -30,7 +29,6 @@ class FootageCanvas:
     rng: np.random.Generator
     busy: Busy = field(default_factory=list)
     frame_edits: list[Callable[[list[np.ndarray]], None]] = field(default_factory=list)
-    _motion: np.ndarray | None = None
 
     @property
     def size(self) -> tuple[int, int]:
@@ -45,29 +43,14 @@ class FootageCanvas:
     def fps(self) -> float:
         return self.footage.fps
 
-    def motion(self) -> np.ndarray:
-        """Mean grey difference of each frame to the one before (frame 0: 0), on thumbnails."""
-        if self._motion is None:
-            greys = [
-                cv2.cvtColor(
-                    cv2.resize(f, (160, 120), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY
-                )
-                for f in self.footage.frames
-            ]
-            diffs = [0.0] + [
-                float(cv2.absdiff(a, b).mean()) for a, b in zip(greys, greys[1:], strict=False)
-            ]
-            self._motion = np.asarray(diffs)
-        return self._motion
-
     def moving(self, f: int) -> bool:
-        motion = self.motion()
+        motion = self.footage.motion()
         return 0 < f < len(motion) and bool(motion[f] > MOVING_DIFF)
 
     def flowing(self, start: int, stop: int) -> bool:
         """Whether frames start..stop-1 each differ from the one before (no repeat) and the
         picture moves over them on average."""
-        steps = self.motion()[max(start, 1) : stop]
+        steps = self.footage.motion()[max(start, 1) : stop]
         return bool(steps.size and steps.min() > REPEAT_DIFF and steps.mean() > MOVING_DIFF)
 
     def event(

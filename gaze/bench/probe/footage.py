@@ -4,7 +4,7 @@ MOV, MKV and AVI; VP9 for WebM; anything else, a GIF included, as H.264 in MP4).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -32,10 +32,27 @@ class Footage:
     """``h264`` or ``vp9``: what the variants are encoded with."""
     suffix: str
     """``.mp4`` or ``.webm``."""
+    _motion: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def duration_s(self) -> float:
         return len(self.frames) / self.fps
+
+    def motion(self) -> np.ndarray:
+        """Mean grey difference of each frame to the one before (frame 0: 0), on 160 x 120
+        thumbnails; measured once, whichever of the clip's variants asks first."""
+        if self._motion is None:
+            greys = [
+                cv2.cvtColor(
+                    cv2.resize(f, (160, 120), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY
+                )
+                for f in self.frames
+            ]
+            diffs = [0.0] + [
+                float(cv2.absdiff(a, b).mean()) for a, b in zip(greys, greys[1:], strict=False)
+            ]
+            self._motion = np.asarray(diffs)
+        return self._motion
 
 
 def codec_for(path: Path) -> tuple[str, str]:
