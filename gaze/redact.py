@@ -22,7 +22,7 @@ _extra_variables: set[str] = set()
 _URL = re.compile(r"""[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s'"<>\]\[]+(?:\[[^\s\]]*\][^\s'"<>]*)?""")
 _KEY_LIKE = re.compile(
     r"""(?x)
-    (?:sk|pk|rk)-[A-Za-z0-9_\-]{8,}          # OpenAI-style keys
+    \b(?:sk|pk|rk)-[A-Za-z0-9_\-]{8,}        # OpenAI-style keys (not "task-relevant")
     | AIza[0-9A-Za-z_\-]{20,}                # Google API keys
     | (?:hf|gh[pousr])_[A-Za-z0-9]{16,}      # Hugging Face, GitHub tokens
     | (?i:bearer)\s+[A-Za-z0-9._\-]{8,}      # bearer tokens in headers quoted back

@@ -72,7 +72,7 @@ async def criticise(
         type_rules=type_rules(h["type"] for h in hypotheses),
     )
     messages = frames_then_task(frames, text)
-    return await ask(caller, "critic", messages, CriticOutput, max_retries=max_retries)
+    return await ask(caller, "critic", messages, CriticOutput, max_retries=max_retries, label=where)
 
 
 NO_VERDICT = "unverified: the critic gave no verdict"

@@ -65,4 +65,4 @@ async def ground(
     """Task or scene memory from the instruction and the initial scene image."""
     prompt_id, output = MEMORIES[kind]
     messages = frames_then_task([initial], load_prompt(prompt_id).render(instruction=instruction))
-    return await ask(caller, "grounding", messages, output, max_retries=max_retries)
+    return await ask(caller, "grounding", messages, output, max_retries=max_retries, label=kind)

@@ -111,7 +111,13 @@ async def judge_axis(
         ]
         output = IAJudgement
     result = await ask(
-        caller, "judge", messages, output, max_retries=max_retries, parse=lenient_score
+        caller,
+        "judge",
+        messages,
+        output,
+        max_retries=max_retries,
+        parse=lenient_score,
+        label=axis,
     )
     return _as_score(result), result.records, result.error
 
@@ -216,6 +222,7 @@ async def progress_sequence(
             progress_chunk_model(len(chunk)),
             max_retries=max_retries,
             parse=lambda reply, times=times: read_progress(reply, times),  # type: ignore[misc]
+            label=f"frames at {times[0]:.1f}-{times[-1]:.1f} s",
         )
         records += result.records
         if result.value is None:
@@ -236,6 +243,7 @@ async def progress_pairs(
             [Message.text("system", text), frame_parts([a, b], "Two consecutive frames:")],
             ProgressChange,
             max_retries=max_retries,
+            label=f"{a[0]:.2f} s -> {b[0]:.2f} s",
         )
         for a, b in zip(frames, frames[1:], strict=False)
     ]

@@ -65,4 +65,11 @@ async def observe_window(
         )
     text = prompt.render(instruction=instruction, window=where, task_memory=as_text(task_memory))
     messages = frames_then_task(frames, text)
-    return await ask(caller, "observer", messages, WindowObservation, max_retries=max_retries)
+    return await ask(
+        caller,
+        "observer",
+        messages,
+        WindowObservation,
+        max_retries=max_retries,
+        label=f"window {window['index']} ({span})",
+    )

@@ -66,4 +66,4 @@ async def score_segment(
         dimensions=dimension_list(),
     )
     messages = [Message.text("system", text), Message.text("user", "Score every dimension.")]
-    return await ask(caller, "router", messages, RouterOutput, max_retries=max_retries)
+    return await ask(caller, "router", messages, RouterOutput, max_retries=max_retries, label=where)

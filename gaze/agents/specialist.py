@@ -163,4 +163,5 @@ async def examine(
         output,
         max_retries=max_retries,
         parse=lambda reply: output.model_validate(mend(extract_json(reply), names)),
+        label=f"{dimension} · {where}",
     )

@@ -92,10 +92,15 @@ def reference_event(
 
 
 def forge_many(
-    outdir: Path, count: int, kinds: Sequence[str], make: Callable[[Path, int, str], ManifestClip]
+    outdir: Path,
+    count: int,
+    kinds: Sequence[str],
+    make: Callable[[Path, int, str], ManifestClip],
+    on_clip: Callable[[ManifestClip], None] | None = None,
 ) -> list[ManifestClip]:
-    """``count`` clips cycling through ``kinds``, each made by ``make(outdir, i, kind)``, plus
-    ``manifest.jsonl`` (written atomically once every clip exists)."""
+    """``count`` clips cycling through ``kinds``, each made by ``make(outdir, i, kind)`` (and
+    reported to ``on_clip``), plus ``manifest.jsonl`` (written atomically once every clip
+    exists)."""
     if count < 1:
         raise GazeInputError("--count must be at least 1")
     outdir = Path(outdir)
@@ -103,7 +108,11 @@ def forge_many(
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise GazeInputError(f"cannot create {outdir}: {exc.strerror}") from exc
-    rows = [make(outdir, i, kinds[i % len(kinds)]) for i in range(count)]
+    rows = []
+    for i in range(count):
+        rows.append(make(outdir, i, kinds[i % len(kinds)]))
+        if on_clip is not None:
+            on_clip(rows[-1])
     lines = [json.dumps(r.model_dump(mode="json", exclude_none=True)) for r in rows]
     atomic_write_text(outdir / "manifest.jsonl", "\n".join(lines) + "\n")
     return rows

@@ -35,9 +35,11 @@ from gaze.bench.run import (
     run_caller,
     write_run_manifest,
 )
+from gaze.bench.transcripts import write_transcript
 from gaze.errors import GazeInputError
 from gaze.models.caller import Caller
 from gaze.models.protocol import ModelConfigError
+from gaze.models.transcript import Transcript, recording
 from gaze.redact import redact
 from gaze.schema.manifest import ManifestClip
 from gaze.schema.report import Report
@@ -74,21 +76,27 @@ class ClipWorker:
 
         node = ray.get_runtime_context().get_node_id()
         row = ManifestClip.model_validate_json(row_json)
-        try:
-            if self._caller is None:
-                self._caller = await asyncio.to_thread(run_caller, self.method, self.ctx, None)
-            report = await make_report(
-                self.method, self.manifest, row, self.ctx, self.samples, self._caller
-            )
-        except ModelConfigError as exc:
-            return {"config_error": redact(str(exc)), "node": node}
-        except Exception as exc:  # one clip's failure never stops the others
-            return {"error": failure_reason(exc), "node": node}
-        return {"report": report.model_dump_json(indent=2) + "\n", "node": node}
+        with recording(row.clip_id) as log:
+            try:
+                if self._caller is None:
+                    self._caller = await asyncio.to_thread(run_caller, self.method, self.ctx, None)
+                report = await make_report(
+                    self.method, self.manifest, row, self.ctx, self.samples, self._caller
+                )
+            except ModelConfigError as exc:
+                return {"config_error": redact(str(exc)), "node": node, **_kept(log)}
+            except Exception as exc:  # one clip's failure never stops the others
+                return {"error": failure_reason(exc), "node": node, **_kept(log)}
+        return {"report": report.model_dump_json(indent=2) + "\n", "node": node, **_kept(log)}
 
     async def close(self) -> None:
         if self._caller is not None:
             await self._caller.aclose()
+
+
+def _kept(log: Transcript) -> dict[str, str]:
+    """A clip's transcript, sent back to the driver to be written in the run folder."""
+    return {"transcript": log.text()} if log.exchanges else {}
 
 
 def worker_resources(gpus_per_worker: float) -> dict[str, float]:
@@ -174,6 +182,10 @@ async def execute_on_ray(
                         on_progress(row.clip_id, None, summary.failed[row.clip_id])
                     return  # this worker takes no more clips; the others go on
                 nodes[result["node"]] += 1
+                if "transcript" in result:
+                    await asyncio.to_thread(
+                        write_transcript, plan.outdir, row.clip_id, result["transcript"]
+                    )
                 if "report" in result:
                     target = inside(reports, f"{row.clip_id}.json")
                     atomic_write_text(target, result["report"])

@@ -23,6 +23,7 @@ from gaze.bench.baselines import BASELINE_PROMPTS, baseline_settings, run_baseli
 from gaze.bench.inputs import load_manifest, video_path
 from gaze.bench.methods import BASELINES, METHODS
 from gaze.bench.selection import Selection, select_rows
+from gaze.bench.transcripts import transcribed
 from gaze.errors import GazeInputError
 from gaze.formats.jsonl import JSON_ERRORS
 from gaze.models.caller import Caller, usage_totals
@@ -152,6 +153,8 @@ class PreparedRun:
     """One caller for the whole run: one cache, one limit on requests in flight."""
     selection: dict[str, Any] | None = None
     """The clip filter (``gaze.bench.selection``) and how many clips it chose of how many."""
+    config: dict[str, Any] | None = None
+    """The ``--config`` file the command read (path, sha256, its values, secrets masked)."""
 
 
 async def prepare_run(
@@ -164,6 +167,7 @@ async def prepare_run(
     preflight: bool = True,
     backbones: Mapping[str, Backbone] | None = None,
     selection: Selection | None = None,
+    config: dict[str, Any] | None = None,
 ) -> PreparedRun:
     """Validate the manifest, the output folder (and any earlier run in it) and every backbone;
     bad input fails here, in one line, before any clip work."""
@@ -189,7 +193,9 @@ async def prepare_run(
     # bad model names and keys fail here; each backbone's start-up check runs before its first
     # uncached request (a rerun answered from the cache needs no server)
     caller = await asyncio.to_thread(run_caller, method, ctx, backbones, preflight)
-    return PreparedRun(manifest, chosen, method, outdir, ctx, identity, samples, caller, record)
+    return PreparedRun(
+        manifest, chosen, method, outdir, ctx, identity, samples, caller, record, config
+    )
 
 
 def run_caller(
@@ -281,9 +287,10 @@ async def execute_run(
             return
         async with gate:
             try:
-                report = await make_report(
-                    plan.method, plan.manifest, row, plan.ctx, plan.samples, caller
-                )
+                async with transcribed(plan.outdir, row.clip_id):
+                    report = await make_report(
+                        plan.method, plan.manifest, row, plan.ctx, plan.samples, caller
+                    )
                 atomic_write_text(target, report.model_dump_json(indent=2) + "\n")
                 summary.done.append(row.clip_id)
                 if on_progress:
@@ -372,6 +379,8 @@ def write_run_manifest(
     }
     if plan.selection:
         run_manifest["selection"] = plan.selection
+    if plan.config:
+        run_manifest["config"] = plan.config
     if interrupted:
         run_manifest["interrupted"] = True
     if endpoints:  # how the fleet carried the run: requests, failures, times down, per endpoint

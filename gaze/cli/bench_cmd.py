@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,9 @@ from gaze.bench import B2_SAMPLES, CLIPS_IN_FLIGHT
 from gaze.bench.methods import METHODS as RUN_METHODS
 from gaze.bench.results import write_results
 from gaze.bench.score_cases import HEADLINE
+from gaze.cli.config_file import config_option, used_config
 from gaze.cli.context_options import context_from, context_options
+from gaze.cli.options import sections_of, sections_option
 from gaze.environment import from_environment
 from gaze.errors import GazeInputError
 from gaze.metrics import RESAMPLES
@@ -212,15 +216,25 @@ def score(
 
 @bench.command("run")
 @click.argument("manifest", type=click.Path(path_type=Path))
+@config_option()
 @click.option(
     "--method",
+    "methods",
     type=click.Choice(RUN_METHODS),
-    default="robogaze",
+    multiple=True,
+    default=["robogaze"],
     show_default=True,
-    help="robogaze (the graph), pixel (no model: pixel evidence only), or a control baseline.",
+    help="robogaze (the graph), pixel (no model: pixel evidence only), or a control baseline; "
+    "repeat it to run each method, one run folder each.",
 )
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="RUNDIR")
-@context_options()
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="RUNDIR (with several methods or models: the folder holding one RUNDIR per run).",
+)
+@context_options(several_models=True)
+@sections_option()
 @click.option(
     "--role", "roles", multiple=True, metavar="ROLE=PROVIDER:MODEL[,base_url=URL][,key_env=VAR]"
 )
@@ -287,8 +301,9 @@ def score(
 )
 def run_cmd(
     manifest: Path,
-    method: str,
+    methods: tuple[str, ...],
     out: Path,
+    sections: str,
     roles: tuple[str, ...],
     clips: int,
     only: tuple[str, ...],
@@ -301,21 +316,32 @@ def run_cmd(
     ray_gpus_per_worker: float,
     **options: Any,
 ) -> None:
-    """Run a method over every clip of MANIFEST; one report per clip in RUNDIR/reports."""
+    """Run a method over every clip of MANIFEST; one report per clip in RUNDIR/reports.
+
+    Several --method or --model values run one after the other, each into its own folder
+    inside --out (named by method and model); every run is checked before the first starts."""
     import asyncio
 
-    from gaze.bench.run import RunSummary, execute_run, prepare_run
+    from gaze.bench.run import PreparedRun, RunSummary, execute_run, prepare_run
     from gaze.bench.selection import Selection
     from gaze.cli.progress_bar import BatchProgress
     from gaze.environment import ENVIRONMENT
     from gaze.models.registry import parse_role_bindings
     from gaze.settings.context import has_model
 
-    ctx = context_from(options, roles=parse_role_bindings(list(roles)))
-    if method != "pixel" and not has_model(ctx):
-        raise GazeInputError(
-            f"bench run needs a model: --model PROVIDER:MODEL (or {ENVIRONMENT['model']})"
-        )
+    models: list[str | None] = list(dict.fromkeys(options.pop("model") or ())) or [None]
+    methods = tuple(dict.fromkeys(methods))
+    bindings = parse_role_bindings(list(roles))
+    base = context_from(options, roles=bindings, sections=sections_of(sections))
+    runs = run_folders(out, methods, models)
+    contexts = {}
+    for method, model in runs:
+        ctx = base if model is None else dataclasses.replace(base, model=model)
+        if method != "pixel" and not has_model(ctx):
+            raise GazeInputError(
+                f"bench run needs a model: --model PROVIDER:MODEL (or {ENVIRONMENT['model']})"
+            )
+        contexts[method, model] = ctx
 
     if executor == "local" and (ray_address or ray_workers or ray_gpus_per_worker):
         raise GazeInputError(
@@ -325,11 +351,27 @@ def run_cmd(
         from gaze.bench.ray_run import import_ray
 
         import_ray()  # a missing extra fails before any work
+    config = used_config()
+    console = Console(stderr=True)
 
-    async def main() -> RunSummary:
+    async def prepare() -> list[PreparedRun]:
         selection = Selection(only, skip, limit)
-        plan = await prepare_run(manifest, method, out, ctx, samples=samples, selection=selection)
-        with BatchProgress(Console(stderr=True), len(plan.rows), method) as progress:
+        plans = []
+        for (method, model), folder in runs.items():
+            plan = await prepare_run(
+                manifest,
+                method,
+                folder,
+                contexts[method, model],
+                samples=samples,
+                selection=selection,
+                config=config,
+            )
+            plans.append(plan)
+        return plans
+
+    async def execute(plan: PreparedRun, label: str) -> RunSummary:
+        with BatchProgress(console, len(plan.rows), label) as progress:
             if executor == "ray":
                 from gaze.bench.ray_run import execute_on_ray
 
@@ -343,16 +385,40 @@ def run_cmd(
                 )
             return await execute_run(plan, clip_concurrency=clips, on_progress=progress)
 
-    summary = asyncio.run(main())
-    console = Console(stderr=True)
-    console.print(
-        f"{len(summary.done)} done, {len(summary.skipped)} already done (resumed), "
-        f"{len(summary.failed)} failed; reports in {out / 'reports'}"
-    )
-    for clip_id, reason in sorted(summary.failed.items()):
-        console.print(f"[red]failed[/red] {clip_id}: {reason}")
-    if summary.failed:
+    plans = asyncio.run(prepare())
+    failed = False
+    for plan in plans:
+        label = plan.method if len(plans) == 1 else plan.outdir.name
+        summary = asyncio.run(execute(plan, label))
+        console.print(
+            f"{len(summary.done)} done, {len(summary.skipped)} already done (resumed), "
+            f"{len(summary.failed)} failed; reports in {plan.outdir / 'reports'}"
+        )
+        for clip_id, reason in sorted(summary.failed.items()):
+            console.print(f"[red]failed[/red] {clip_id}: {reason}")
+        failed = failed or bool(summary.failed)
+    if failed:
         raise click.exceptions.Exit(1)
+
+
+def run_folders(
+    out: Path, methods: tuple[str, ...], models: list[str | None]
+) -> dict[tuple[str, str | None], Path]:
+    """Each (method, model) run and its folder: ``out`` itself for a single run, else one
+    folder inside it per run, named by what differs (the pixel method needs no model: one run)."""
+    pairs = list(
+        dict.fromkeys((m, None if m == "pixel" else model) for m in methods for model in models)
+    )
+    if len(pairs) == 1:
+        return {pairs[0]: out}
+
+    def name(method: str, model: str | None) -> str:
+        parts = [method] if len(methods) > 1 or model is None else []
+        if model is not None and len(models) > 1:
+            parts.append(re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-"))
+        return "__".join(parts) or method
+
+    return {(m, model): out / name(m, model) for m, model in pairs}
 
 
 @bench.command("screen")

@@ -55,18 +55,23 @@ def _param(option: str) -> str:
     return option.lstrip("-").replace("-", "_")
 
 
-def context_options(*, run: bool = True, switches: bool = True) -> Callable[[F], F]:
-    """Decorate a command with the context's options (model, base URL, run settings)."""
+def context_options(
+    *, run: bool = True, switches: bool = True, several_models: bool = False
+) -> Callable[[F], F]:
+    """Decorate a command with the context's options (model, base URL, run settings);
+    ``several_models``: ``--model`` may be given more than once (the command runs each)."""
 
     def decorate(command: F) -> F:
         for option, (name, kind) in MODEL_OPTIONS.items():
             variable = ENVIRONMENT.get(name)
             help_text = description_of(name).split(" None:")[0]
+            several = several_models and option == "--model"
             command = click.option(
                 option,
                 type=kind,
-                multiple=option in REPEATABLE,
-                help=f"{help_text} (default: ${variable}).",
+                multiple=option in REPEATABLE or several,
+                help=f"{help_text} (default: ${variable})"
+                + ("; repeat it to run each model, one run folder each." if several else "."),
             )(command)
         if run:
             for option, (name, kind) in RUN_OPTIONS.items():

@@ -14,17 +14,19 @@ from rich.console import Console
 
 from gaze.atomic import claim_output, to_stdout
 from gaze.cli.context_options import context_from, context_options
-from gaze.cli.options import initial_frame_or_error, instruction_or_error
+from gaze.cli.options import (
+    initial_frame_or_error,
+    instruction_or_error,
+    sections_of,
+    sections_option,
+)
 from gaze.cli.progress_bar import GraphProgress
 from gaze.errors import GazeInputError
 from gaze.models.registry import parse_role_bindings
 from gaze.schema.inputs import ClipInput, default_clip_id
 from gaze.settings.context import (
-    SECTIONS,
     GazeContext,
     check_pixel_default,
-    default_of,
-    description_of,
     has_model,
 )
 
@@ -39,24 +41,30 @@ def demo_clip() -> tuple[Path, str]:
     return Path(str(assets / "demo.mp4")), meta["instruction"]
 
 
-def _sections(text: str) -> list[str]:
-    return [j.strip() for j in text.split(",") if j.strip()]
-
-
-def _run_graph(request: ClipInput, context: GazeContext, status: Console) -> Report:
+def _run_graph(
+    request: ClipInput, context: GazeContext, status: Console, transcript: Path | None
+) -> Report:
     from gaze.api import adiagnose
+    from gaze.atomic import atomic_write_text
+    from gaze.models.transcript import recording
+
+    async def recorded() -> Report:
+        with recording(request.clip_id) as log:
+            try:
+                return await adiagnose(
+                    request.video,
+                    request.instruction,
+                    initial_frame=request.initial_frame,
+                    clip_id=request.clip_id,
+                    context=context,
+                    on_update=progress,
+                )
+            finally:  # a clip that failed keeps the exchanges that explain why
+                if transcript is not None:
+                    await asyncio.to_thread(atomic_write_text, transcript, log.text())
 
     with GraphProgress(status, Path(request.video).name) as progress:
-        return asyncio.run(
-            adiagnose(
-                request.video,
-                request.instruction,
-                initial_frame=request.initial_frame,
-                clip_id=request.clip_id,
-                context=context,
-                on_update=progress,
-            )
-        )
+        return asyncio.run(recorded())
 
 
 @click.command()
@@ -77,15 +85,7 @@ def _run_graph(request: ClipInput, context: GazeContext, status: Console) -> Rep
     help="Bind one role to its own backbone, optionally with its own endpoint and key variable "
     "(repeatable).",
 )
-@click.option(
-    "--sections",
-    "--judges",
-    "sections",
-    default=",".join(default_of("sections")),
-    show_default=True,
-    help=f"Comma-separated report sections: {', '.join(SECTIONS)} (--judges: the old name, "
-    f"kept until 0.2). {description_of('sections')}",
-)
+@sections_option()
 @click.option("--json", "as_json", is_flag=True, help="Print only the JSON report on stdout.")
 @click.option("--out", type=click.Path(path_type=Path), help="Also write the JSON report here.")
 @click.option(
@@ -99,6 +99,12 @@ def _run_graph(request: ClipInput, context: GazeContext, status: Console) -> Rep
     is_flag=True,
     help="Inline the video in the HTML report too, so the page works when moved alone.",
 )
+@click.option(
+    "--transcript",
+    type=click.Path(path_type=Path),
+    help="Also write every model exchange here (JSON lines: prompt, raw reply, parsed result "
+    "or error, tokens, latency; no secrets). Kept when the clip fails.",
+)
 @click.option("--demo", is_flag=True, help="Diagnose the demo clip shipped with gaze.")
 def diagnose(
     clip: Path | None,
@@ -111,6 +117,7 @@ def diagnose(
     out: Path | None,
     html_out: Path | None,
     embed_video: bool,
+    transcript: Path | None,
     demo: bool,
     **options: Any,
 ) -> None:
@@ -136,6 +143,10 @@ def diagnose(
         claim_output(out, "json", inputs)
     if html_out is not None:
         claim_output(html_out, "html", inputs, [out] if out else [])
+    if transcript is not None:
+        if to_stdout(transcript):
+            raise GazeInputError("--transcript names a file")
+        claim_output(transcript, "jsonl", inputs, [p for p in (out, html_out) if p])
     request = ClipInput(
         clip_id=clip_id or default_clip_id(clip),
         video=str(clip),
@@ -143,11 +154,11 @@ def diagnose(
         initial_frame=scene,
     )
     context = context_from(
-        options, roles=parse_role_bindings(list(roles)), sections=_sections(sections)
+        options, roles=parse_role_bindings(list(roles)), sections=sections_of(sections)
     )
     status = Console(stderr=True)
     if has_model(context):
-        report = _run_graph(request, context, status)
+        report = _run_graph(request, context, status, transcript)
     else:
         check_pixel_default(context)
         from gaze.pixels.diagnosis import diagnose_pixels
@@ -160,7 +171,7 @@ def diagnose(
     if out is not None:
         write_report(report, out)
     if html_out is not None:
-        write_html(report, html_out, clip, embed_video)
+        write_html(report, html_out, clip, embed_video, transcript)
     if as_json:
         sys.stdout.write(report_json(report))
     else:
@@ -169,3 +180,5 @@ def diagnose(
         status.print(f"report written to {out}")
     if html_out is not None:
         status.print(f"page written to {html_out}")
+    if transcript is not None and transcript.exists():
+        status.print(f"transcript written to {transcript}")

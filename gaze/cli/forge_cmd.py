@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 
 from gaze.atomic import claim_folder
 from gaze.errors import GazeInputError
+
+if TYPE_CHECKING:
+    from gaze.schema.manifest import ManifestClip
 
 
 @click.command()
@@ -75,15 +79,21 @@ def forge(
     if count < 1:  # before the folder is looked at: nothing to forge is no reason to refuse it
         raise GazeInputError("--count must be at least 1")
     _claim(outdir, force)
-    with console.status(f"forging {count} clips …"):
+    from gaze.cli.progress_bar import BatchProgress
+
+    with BatchProgress(console, count, "forge", usage=False) as progress:
+
+        def made(row: ManifestClip) -> None:
+            progress(row.clip_id, None, None)
+
         if v2:
             from gaze.bench.forge2 import forge_set as forge_v2
 
-            rows = forge_v2(outdir, count, seed, max_side=max_side, stage=stage)
+            rows = forge_v2(outdir, count, seed, max_side=max_side, stage=stage, on_clip=made)
         else:
             from gaze.bench.forge import forge_set
 
-            rows = forge_set(outdir, count, seed, suffix=f".{fmt}")
+            rows = forge_set(outdir, count, seed, suffix=f".{fmt}", on_clip=made)
     kinds = Counter(e.type for r in rows for e in r.events)
     clean = sum(1 for r in rows if not r.events)
     summary = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))

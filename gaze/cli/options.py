@@ -4,10 +4,35 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
+
+import click
 
 from gaze.errors import GazeInputError
 from gaze.schema.inputs import check_instruction
+from gaze.settings.context import SECTIONS, default_of, description_of
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def sections_option() -> Callable[[F], F]:
+    """``--sections`` (``--judges``: its old name, kept until 0.2), one definition for every
+    command that runs the graph."""
+    return click.option(
+        "--sections",
+        "--judges",
+        "sections",
+        default=",".join(default_of("sections")),
+        show_default=True,
+        help=f"Comma-separated report sections: {', '.join(SECTIONS)} (--judges: the old name, "
+        f"kept until 0.2). {description_of('sections')}",
+    )
+
+
+def sections_of(text: str) -> list[str]:
+    return [j.strip() for j in text.split(",") if j.strip()]
 
 
 def instruction_or_error(text: str | None) -> str:

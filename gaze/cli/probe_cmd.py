@@ -108,13 +108,13 @@ def probe(
     import asyncio
 
     from gaze.bench.probe.make import make_probe_set, sources_of
-    from gaze.bench.probe.page import trust_page
     from gaze.bench.probe.run import run_probe
     from gaze.bench.probe.trust import headline, trust_report
     from gaze.bench.results import write_results
     from gaze.cli.progress_bar import BatchProgress
     from gaze.models.registry import parse_role_bindings
     from gaze.settings.context import has_model
+    from gaze.view.trust import trust_page
 
     injected = _names(kinds, KINDS, "probe kinds")
     default_semantic = ",".join(SEMANTIC) if method != "pixel" else ""

@@ -64,9 +64,10 @@ class GraphProgress:
 
 
 class BatchProgress:
-    """A progress bar with ETA and running call and token counts for ``bench run``."""
+    """A progress bar with a count and ETA, and (``usage``) running call and token counts, for
+    ``bench run`` and ``forge``."""
 
-    def __init__(self, console: Console, total: int, method: str) -> None:
+    def __init__(self, console: Console, total: int, method: str, usage: bool = True) -> None:
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -89,6 +90,7 @@ class BatchProgress:
         self.task = self.progress.add_task(method, total=total, cost="")
         self.calls = self.tokens = self.failed = 0
         self.usd = 0.0
+        self.usage = usage
 
     def __call__(self, clip_id: str, report: Any, error: str | None) -> None:
         if report is not None:
@@ -101,7 +103,7 @@ class BatchProgress:
             + (f" · ${self.usd:.4f}" if self.usd else "")
             + (f" · [red]{self.failed} failed[/red]" if self.failed else "")
         )
-        self.progress.update(self.task, advance=1, cost=cost)
+        self.progress.update(self.task, advance=1, cost=cost if self.usage else "")
 
     def __enter__(self) -> BatchProgress:
         self.progress.start()

@@ -56,7 +56,7 @@ def view(
     from gaze.view.serve import site_server
 
     try:
-        server = site_server(site.pages, site.videos, port)
+        server = site_server(site.folder, site.pages, site.videos, port)
     except OSError as exc:
         raise GazeInputError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror}") from exc
     status.print(f"serving {server.url(site.index)} (Ctrl-C stops)")

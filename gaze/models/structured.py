@@ -11,12 +11,13 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from gaze.models import defaults
+from gaze.models import defaults, transcript
 from gaze.models.caller import Caller, CallRecord
 from gaze.models.protocol import (
     EndpointDownError,
     Message,
     ModelCallError,
+    ModelReply,
     ModelRequest,
     NoReplyError,
     TextPart,
@@ -93,6 +94,7 @@ async def ask(
     temperature: float | None = None,
     sample: int = 0,
     parse: Callable[[str], Any] | None = None,
+    label: str = "",
 ) -> Structured[T]:
     """Ask ``role``'s backbone until its reply validates as ``output``.
 
@@ -100,7 +102,8 @@ async def ask(
     error is retried after a backoff pause; a refusal or an invalid reply is retried with the
     error fed back). A reply that still does not validate gives ``value=None`` with the reason;
     a call that never got any reply (server down, timeouts) raises ``NoReplyError``: that is a
-    failed clip, not a finding. Only a reply that validated is cached.
+    failed clip, not a finding. Only a reply that validated is cached. Every attempt is noted
+    in the clip's transcript (``gaze.models.transcript``), under ``label``.
     """
     backbone = caller.backbone(role)
     conversation = list(messages)
@@ -142,6 +145,7 @@ async def ask(
             except TransientModelError as exc:
                 last_error = exc
                 result.error = f"no reply: {exc}"
+                transcript.note(request, record, label=label, attempt=attempt, error=result.error)
                 if exc.rate_limited and waits < RATE_LIMITED_WAITS:
                     waits += 1
                     attempt -= 1  # waited out, not spent
@@ -152,49 +156,42 @@ async def ask(
             except ModelCallError as exc:
                 replied = True
                 result.error = f"call failed: {exc}"
+                transcript.note(request, record, label=label, attempt=attempt, error=result.error)
                 break  # the server rejected this request: sending it again changes nothing
         replied = True
-        if len(reply.text) > caller.max_reply_chars:
-            # never fed back (the retry would carry it) and never cached
+        problem, feedback = _refused(reply, caller.max_reply_chars)
+        if not problem:
+            try:
+                result.value = (
+                    parse(reply.text)
+                    if parse is not None
+                    else output.model_validate(extract_json(reply.text))
+                )
+            except (ValueError, ValidationError) as exc:
+                problem = _short(exc)
+                feedback = [
+                    Message.text("assistant", reply.text),
+                    Message.text(
+                        "user",
+                        f"That reply was not valid: {problem}. "
+                        "Reply again with only the corrected JSON object.",
+                    ),
+                ]
+        result.error = problem
+        transcript.note(
+            request,
+            record,
+            label=label,
+            attempt=attempt,
+            reply=reply.text,
+            refusal=reply.refusal,
+            error=problem,
+            parsed=None if problem else _plain(result.value),
+        )
+        if problem:
             record["ok"] = False
-            result.error = (
-                f"a reply of {len(reply.text):,} characters is over the limit of "
-                f"{caller.max_reply_chars:,} (max_reply_chars)"
-            )
-            conversation += [
-                Message.text("assistant", f"(a reply of {len(reply.text):,} characters)"),
-                Message.text(
-                    "user", "That reply was far too long. Reply again with only the JSON object."
-                ),
-            ]
+            conversation += feedback
             continue
-        if reply.refusal:
-            record["ok"] = False
-            result.error = f"refused: {reply.refusal}"
-            conversation += [
-                Message.text("assistant", reply.text or reply.refusal),
-                Message.text("user", "Please answer the request with the JSON object."),
-            ]
-            continue
-        try:
-            result.value = (
-                parse(reply.text)
-                if parse is not None
-                else output.model_validate(extract_json(reply.text))
-            )
-        except (ValueError, ValidationError) as exc:
-            record["ok"] = False
-            result.error = _short(exc)
-            conversation += [
-                Message.text("assistant", reply.text),
-                Message.text(
-                    "user",
-                    f"That reply was not valid: {result.error}. "
-                    "Reply again with only the corrected JSON object.",
-                ),
-            ]
-            continue
-        result.error = ""
         if hit is None:
             await caller.remember(request, reply)
         if request is not first:
@@ -209,6 +206,38 @@ async def ask(
             f"({last_error})"
         )
     return result
+
+
+def _refused(reply: ModelReply, max_chars: int) -> tuple[str, list[Message]]:
+    """Why a reply is not even parsed (too long, a refusal), and what is fed back instead;
+    empty for a reply to parse."""
+    if len(reply.text) > max_chars:
+        # never fed back (the retry would carry it) and never cached
+        return (
+            f"a reply of {len(reply.text):,} characters is over the limit of {max_chars:,} "
+            "(max_reply_chars)",
+            [
+                Message.text("assistant", f"(a reply of {len(reply.text):,} characters)"),
+                Message.text(
+                    "user", "That reply was far too long. Reply again with only the JSON object."
+                ),
+            ],
+        )
+    if reply.refusal:
+        return f"refused: {reply.refusal}", [
+            Message.text("assistant", reply.text or reply.refusal),
+            Message.text("user", "Please answer the request with the JSON object."),
+        ]
+    return "", []
+
+
+def _plain(value: Any) -> Any:
+    """A parsed answer as JSON (a custom ``parse`` may return a list or a number)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _short(exc: Exception) -> str:

@@ -129,6 +129,8 @@ class UnrulyBackbone:
     def _specialist(self, request: ModelRequest, case: int, retry: bool) -> str | ModelReply:
         start, end = _segment_span(request)
         names = _type_names(request)
+        if not names:  # not the graph's specialist (a baseline asking in its own schema)
+            return self._plain(request)
         if case == 1 and not retry:
             return ModelReply("", refusal="I can't help with analysing this video.")
         if case == 2:

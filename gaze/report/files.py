@@ -17,9 +17,20 @@ def write_report(report: Report, path: str | Path) -> None:
 
 
 def write_html(
-    report: Report, path: str | Path, video: Path | None = None, embed_video: bool = False
+    report: Report,
+    path: str | Path,
+    video: Path | None = None,
+    embed_video: bool = False,
+    transcript: Path | None = None,
 ) -> None:
-    """The HTML report at ``path``, its video linked relative to it (or inlined)."""
+    """The HTML report at ``path``, its video linked relative to it (or inlined), with the
+    clip's model exchanges when a ``transcript`` file was written."""
     from gaze.report.html import render_html
 
-    atomic_write_text(path, render_html(report, Path(path), video, embed_video))
+    extra = ""
+    if transcript is not None and transcript.is_file():
+        from gaze.models.transcript import read_transcript
+        from gaze.report.transcript import transcript_section
+
+        extra = transcript_section(read_transcript(transcript)[1])
+    atomic_write_text(path, render_html(report, Path(path), video, embed_video, extra=extra))

@@ -8,8 +8,11 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
+from markupsafe import Markup
+
 from gaze.bench.score_cases import HEADLINE
 from gaze.report.html import html_page, static
+from gaze.report.templates import render
 from gaze.schema.report import Report
 from gaze.view.runs import RunData
 
@@ -43,189 +46,178 @@ def clip_href(folder: str, clip_id: str) -> str:
     return f"{folder}/{quote(clip_page_name(clip_id))}"
 
 
-def _number(value: Any) -> str:
+def clip_nav(ids: Sequence[str], position: int) -> str:
+    """A clip page's way back to the run and on to the clips before and after it (also by the
+    keyboard: ``[`` and ``]``, ``u`` for the run)."""
+
+    def link(rel: str, offset: int, text: str) -> str:
+        at = position + offset
+        if not 0 <= at < len(ids):
+            return f"<span class='dim'>{text}</span>"
+        href = quote(clip_page_name(ids[at]))
+        return f"<a id='{rel}' rel='{rel}' href='{href}' title='{escape(ids[at])}'>{text}</a>"
+
+    return (
+        "<p class='nav'><a id='up' href='../index.html'>← run</a>"
+        f"{link('prev', -1, '‹ previous clip')}{link('next', 1, 'next clip ›')}"
+        f"<span class='dim'>clip {position + 1} of {len(ids)}</span></p>"
+    )
+
+
+def _number(value: Any, places: int = 2) -> str:
+    """A number for people: floats to ``places`` decimals, thousands separated."""
     if value is None:
         return "—"
-    return f"{value:.6g}" if isinstance(value, float) else str(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    return f"{value:,.{places}f}" if isinstance(value, float) else f"{value:,}"
 
 
-def totals_html(run: RunData) -> str:
-    info = run.info
-    if not info:
-        return "<p class='note'>run.json is missing: the run never finished writing it.</p>"
-    cells = "".join(
-        f"<span><b>{escape(_number(info.get(key)))}</b> {label}</span>"
-        for key, label in TOTALS
-        if key in info
-    )
-    failed = info.get("failed") or {}
-    failures = "".join(
-        f"<div class='problem'>{escape(clip)}: {escape(str(why))}</div>"
-        for clip, why in failed.items()
-    )
-    models = info.get("models") or {}
-    model_rows = "".join(
-        f"<tr><th>{escape(role)}</th><td>{escape(str(spec))}</td></tr>"
-        for role, spec in models.items()
-    )
-    settings = "".join(
-        f"<tr><th>{escape(str(k))}</th><td><code>{escape(str(v))}</code></td></tr>"
-        for k, v in (info.get("settings") or {}).items()
-    )
-    return (
-        f"<p class='stats'>{cells}<span><b>{len(failed)}</b> failed</span></p>{failures}"
-        + (f"<h3>Models</h3><table>{model_rows}</table>" if model_rows else "")
-        + f"<details><summary>Settings</summary><table>{settings}</table></details>"
-    )
-
-
-def _metric_cells(result: dict[str, Any]) -> str:
+def _cells(result: dict[str, Any]) -> list[dict[str, Any]]:
     cells = []
     for key in HEADLINE:
         value = result.get(key)
         interval = (result.get("ci") or {}).get(key)
-        shown = "—" if value is None else f"{value:.3f}"
-        ci = (
-            f"<br><span class='dim'>[{interval[0]:.3f}, {interval[1]:.3f}]</span>"
-            if interval and interval[0] is not None
-            else ""
+        cells.append(
+            {
+                "shown": "—" if value is None else f"{value:.3f}",
+                "data": "" if value is None else f"{value:.6f}",
+                "ci": (f"{interval[0]:.3f}", f"{interval[1]:.3f}")
+                if interval and interval[0] is not None
+                else None,
+            }
         )
-        data = "" if value is None else f"{value:.6f}"
-        cells.append(f"<td class='num' data-v='{data}'>{shown}{ci}</td>")
-    return "".join(cells)
+    return cells
 
 
-def leaderboard_html(runs: Sequence[RunData]) -> str:
-    """One row per scores file of every run, then one per generator slice, each metric with its
-    95 % interval where the scores file has one."""
-    rows = []
+def leaderboard_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
+    """One row per scores file of every run, then one per generator slice, each metric with
+    its 95 % interval where the scores file has one."""
+    rows: list[dict[str, Any]] = []
     for run in runs:
         for scores in run.scores:
             r = scores.result
             name = run.label + (f" · {scores.name}" if len(run.scores) > 1 else "")
             rows.append(
-                f"<tr><td data-v=''><b>{escape(name)}</b><br><span class='dim'>judge "
-                f"{escape(str(r.get('judge')))}, {escape(str(r.get('protocol')))} protocol, "
-                f"{r.get('n_clips')} clips</span></td>{_metric_cells(r)}</tr>"
+                {
+                    "name": name,
+                    "generator": "",
+                    "judge": r.get("judge"),
+                    "protocol": r.get("protocol"),
+                    "n_clips": r.get("n_clips"),
+                    "cells": _cells(r),
+                }
             )
             for generator, sliced in ((r.get("slices") or {}).get("generator") or {}).items():
                 rows.append(
-                    f"<tr><td data-v=''>{escape(run.label)} · <i>{escape(generator)}</i><br>"
-                    f"<span class='dim'>{sliced.get('n_clips')} clips</span></td>"
-                    f"{_metric_cells(sliced)}</tr>"
+                    {
+                        "name": run.label,
+                        "generator": generator,
+                        "n_clips": sliced.get("n_clips"),
+                        "cells": _cells(sliced),
+                    }
                 )
-    if not rows:
-        return (
-            "<p class='dim'>No scores yet: run <code>gaze bench score MANIFEST RUNDIR/reports "
-            "--out RUNDIR/scores.json</code> and view again.</p>"
-        )
-    head = "".join(f"<th data-sort>{escape(k)}</th>" for k in HEADLINE)
-    return (
-        "<p class='dim'>Click a column to sort. Intervals are 95 % bootstrap intervals over "
-        f"condition groups.</p><div class='tablewrap'><table id='leaderboard'><thead><tr>"
-        f"<th>method / generator</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-        "</div>"
-    )
-
-
-def _options(name: str, label: str, values: Iterable[str]) -> str:
-    options = "".join(f"<option>{escape(v)}</option>" for v in sorted(set(values)))
-    return (
-        f"<label>{label} <select name='{name}'><option value=''>all</option>{options}</select>"
-        "</label>"
-    )
+    return rows
 
 
 def _joined(values: Iterable[str]) -> str:
-    return escape("|".join(sorted(set(values))))
+    """A list attribute: values joined with "|" (they may hold spaces)."""
+    return "|".join(sorted(set(values)))
 
 
-def clip_row(run: RunData, clip_id: str, report: Report | None, detail: dict[str, Any]) -> str:
+def _score(score: float | None) -> str:
+    return "" if score is None else f"{score:g}"
+
+
+def clip_row(
+    run: RunData, clip_id: str, report: Report | None, detail: dict[str, Any]
+) -> dict[str, Any]:
+    """What the clip table shows of one clip (and filters and sorts it by)."""
     row = run.rows.get(clip_id)
     generator = row.generator if row and row.generator else ""
-    refs = len(row.events) if row else None
     if report is None:
         why = str((run.info.get("failed") or {}).get(clip_id, "no report"))
-        return (
-            f"<tr data-generator='{escape(generator)}' data-dims='' data-types='' data-sev='0' "
-            f"data-flags='failed' data-text='{escape(clip_id.lower())}'><td>{escape(clip_id)}"
-            f"</td><td>{escape(generator)}</td><td></td><td></td><td class='problem' "
-            f"colspan='4'>failed: {escape(why)}</td><td></td></tr>"
-        )
+        return {
+            "clip_id": clip_id,
+            "generator": generator,
+            "dims": "",
+            "types": "",
+            "sev": "0",
+            "flags": "failed",
+            "text": clip_id.lower(),
+            "failed": why,
+        }
     events = report.events
     sev = max([e.severity for e in events], default=0)
     types = [e.type for e in events]
-    dims = [d for e in events for d in (e.dimensions or [e.dimension])]
-    flags = list(report.flags)
     duration = report.clip.duration_s if report.clip else None
-    judges = " ".join(
-        f"{name} {s.score}" for name, s in (("PA", report.pa), ("IA", report.ia)) if s
-    )
     f1 = detail.get("f1")
-    scored = f"F1 {f1:.2f} · IoU {detail.get('miou', 0):.2f}" if f1 is not None else ""
-    text = f"{clip_id} {report.instruction} {' '.join(types)}".lower()
-    chips = "".join(f"<span class='chip'>{escape(t)}</span>" for t in types)
-    return (
-        f"<tr data-generator='{escape(generator)}' data-dims='{_joined(dims)}' "
-        f"data-types='{_joined(types)}' data-sev='{sev:g}' data-flags='{_joined(flags)}' "
-        f"data-text='{escape(text)}'><td data-v=''><a href='{clip_href('clips', clip_id)}'>"
-        f"{escape(clip_id)}</a><br><span class='dim'>{escape(report.instruction[:120])}</span>"
-        f"</td><td>{escape(generator)}</td>"
-        f"<td class='num' data-v='{duration or ''}'>{_number(duration)}</td>"
-        f"<td class='num' data-v='{len(events)}'>{len(events)}"
-        + (f" <span class='dim'>/ {refs} ref</span>" if refs is not None else "")
-        + f"</td><td>{chips}</td><td class='num' data-v='{sev:g}'>{sev:g}</td>"
-        f"<td>{escape(', '.join(flags))}</td><td>{escape(judges)}</td>"
-        f"<td class='num' data-v='{'' if f1 is None else f1}'>{scored}</td></tr>"
-    )
+    return {
+        "clip_id": clip_id,
+        "generator": generator,
+        "dims": _joined(d for e in events for d in (e.dimensions or [e.dimension])),
+        "types": _joined(types),
+        "sev": f"{sev:g}",
+        "flags": _joined(report.flags),
+        "text": f"{clip_id} {report.instruction} {' '.join(types)}".lower(),
+        "failed": None,
+        "href": clip_href("clips", clip_id),
+        "instruction": report.instruction[:120],
+        "duration": _number(duration),
+        "duration_v": duration or "",
+        "n_events": len(events),
+        "refs": len(row.events) if row else None,
+        "type_list": types,
+        "flag_text": ", ".join(report.flags),
+        "pa": _score(report.pa.score if report.pa else None),
+        "ia": _score(report.ia.score if report.ia else None),
+        "f1_v": "" if f1 is None else f1,
+        "scored": f"F1 {f1:.2f} · IoU {detail.get('miou', 0):.2f}" if f1 is not None else "",
+    }
 
 
-def clips_html(run: RunData) -> str:
-    detail = run.scores_by_clip()
-    ids = list(run.reports) + [c for c in (run.info.get("failed") or {}) if c not in run.reports]
-    reports = [run.reports.get(c) for c in ids]
-    events = [e for r in reports if r for e in r.events]
-    generators = [r.generator for r in run.rows.values() if r.generator]
-    flags = [f for r in reports if r for f in r.flags] + (["failed"] if None in reports else [])
-    filters = (
-        "<form id='filters' class='filters' onsubmit='return false'>"
-        + _options("generator", "generator", generators)
-        + _options("dimension", "dimension", [d for e in events for d in e.dimensions])
-        + _options("type", "type", [e.type for e in events])
-        + "<label>severity at least <select name='severity'><option value=''>any</option>"
-        + "".join(f"<option>{level}</option>" for level in range(1, 6))
-        + "</select></label>"
-        + _options("flag", "flag", flags)
-        + "<label>text <input name='text' type='search'></label>"
-        + "<span id='shown' class='dim'></span></form>"
-    )
-    body = "".join(
-        clip_row(run, c, r, detail.get(c, {})) for c, r in zip(ids, reports, strict=True)
-    )
-    return (
-        f"{filters}<div class='tablewrap'><table id='clips'><thead><tr>"
-        "<th data-sort>clip</th><th data-sort>generator</th><th data-sort>duration (s)</th>"
-        "<th data-sort>events</th><th>types</th><th data-sort>max sev</th><th>flags</th>"
-        f"<th>judges</th><th data-sort>scored</th></tr></thead><tbody>{body}</tbody></table></div>"
-    )
-
-
-def index_html(runs: Sequence[RunData], compared: bool) -> str:
+def index_html(
+    runs: Sequence[RunData], compared: bool, plots: str = "", trust: bool = False
+) -> str:
+    """The run index (``plots``: the plots section's markup; ``trust``: a probe's trust page
+    sits beside it)."""
     run = runs[0]
     info = run.info
-    when = " → ".join(str(info[k]) for k in ("started_at", "finished_at") if info.get(k))
-    problems = "".join(f"<div class='note'>{escape(p)}</div>" for p in run.problems)
-    nav = (
-        "<p class='nav'>"
-        + ("<a href='compare.html'>compare runs side by side</a>" if compared else "")
-        + "</p>"
-    )
-    body = (
-        f"<h1>Run: {escape(run.label)}</h1><p class='dim'>{escape(str(run.folder))} · "
-        f"manifest {escape(str(run.manifest or info.get('manifest') or 'unknown'))}<br>"
-        f"gaze {escape(str(info.get('gaze_version', '?')))} · git "
-        f"<code>{escape(str(info.get('git') or '?'))}</code> · {escape(when)}</p>{nav}{problems}"
-        f"<h2>Run</h2>{totals_html(run)}<h2>Leaderboard</h2>{leaderboard_html(runs)}"
-        f"<h2>Clips</h2>{clips_html(run)}"
+    detail = run.scores_by_clip()
+    failed = info.get("failed") or {}
+    ids = list(run.reports) + [c for c in failed if c not in run.reports]
+    reports = [run.reports.get(c) for c in ids]
+    events = [e for r in reports if r for e in r.events]
+    flags = [f for r in reports if r for f in r.flags] + (["failed"] if None in reports else [])
+    body = render(
+        "run_index.html.j2",
+        run=run,
+        info=info,
+        manifest=str(run.manifest or info.get("manifest") or "unknown"),
+        when=" → ".join(str(info[k]) for k in ("started_at", "finished_at") if info.get(k)),
+        compared=compared,
+        trust=trust,
+        totals=[
+            (_number(info.get(key), 4 if key == "cost_usd" else 2), label)
+            for key, label in TOTALS
+            if key in info
+        ],
+        failed={clip: str(why) for clip, why in failed.items()},
+        models={role: str(spec) for role, spec in (info.get("models") or {}).items()},
+        settings={str(k): str(v) for k, v in (info.get("settings") or {}).items()},
+        headline=HEADLINE,
+        leaders=leaderboard_rows(runs),
+        plots=Markup(plots),
+        filters=[
+            (
+                "generator",
+                "generator",
+                sorted({r.generator for r in run.rows.values() if r.generator}),
+            ),
+            ("dimension", "dimension", sorted({d for e in events for d in e.dimensions})),
+            ("type", "type", sorted({e.type for e in events})),
+        ],
+        flag_values=sorted(set(flags)),
+        clips=[clip_row(run, c, r, detail.get(c, {})) for c, r in zip(ids, reports, strict=True)],
     )
     return page(f"gaze run · {run.label}", body)

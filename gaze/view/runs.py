@@ -52,6 +52,13 @@ class RunData:
         report = self.reports.get(clip_id)
         return Path(report.clip.path) if report and report.clip else None
 
+    def transcript(self, clip_id: str) -> list[dict[str, Any]]:
+        """The clip's model exchanges in the order they were sent (none without a transcript)."""
+        from gaze.bench.transcripts import transcript_path
+        from gaze.report.transcript import transcript_of
+
+        return transcript_of(transcript_path(self.folder, clip_id), self.problems)
+
     def scores_by_clip(self) -> dict[str, dict[str, Any]]:
         """Per-clip scorer detail (matches) from the first robogaze-protocol scores file."""
         for scores in self.scores:

@@ -1,9 +1,12 @@
 """Serving a viewer site on 127.0.0.1 with HTTP Range requests, so a browser can seek in the
-videos. Only the site's own files and the videos it links are served, nothing else under the
-shared folder."""
+videos. What is served is a rule, not a list made at start: any file inside the site's folder
+(pages written after the server started too: a site rebuilt beside a running server is served
+as it now is), and the videos the site's pages link, as its ``media.json`` lists them (read
+again when a request names a file not yet known). Nothing else under the shared folder."""
 
 from __future__ import annotations
 
+import json
 import mimetypes
 import os
 import re
@@ -37,12 +40,17 @@ def byte_range(header: str | None, size: int) -> tuple[int, int] | None | str:
     return start, end
 
 
+MEDIA_LIST = "media.json"
+"""The site's list of the videos its pages link (absolute paths), written by ``build_site``."""
+
+
 class SiteServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, root: Path, allowed: Iterable[Path], port: int = 0) -> None:
+    def __init__(self, root: Path, site: Path, videos: Iterable[Path], port: int = 0) -> None:
         self.root = root.resolve()
-        self.allowed = {p.resolve() for p in allowed}
+        self.site = site.resolve()
+        self.videos = {p.resolve() for p in videos}
         super().__init__(("127.0.0.1", port), _Handler)
 
     def url(self, path: Path) -> str:
@@ -54,6 +62,24 @@ class SiteServer(ThreadingHTTPServer):
         thread.start()
         return thread
 
+    def serves(self, target: Path) -> bool:
+        """Whether ``target`` (resolved) is part of the site as it is now."""
+        if not target.is_file():
+            return False
+        if target.is_relative_to(self.site) or target in self.videos:
+            return True
+        self.videos |= linked_videos(self.site)  # a site rebuilt since the start
+        return target in self.videos
+
+
+def linked_videos(site: Path) -> set[Path]:
+    """The videos a written site's pages link (none when its list is missing or damaged)."""
+    try:
+        listed = json.loads((site / MEDIA_LIST).read_text(encoding="utf-8"))
+        return {Path(p).resolve() for p in listed if isinstance(p, str)}
+    except (OSError, ValueError, TypeError):
+        return set()
+
 
 class _Handler(BaseHTTPRequestHandler):
     server: SiteServer
@@ -64,7 +90,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _target(self) -> Path | None:
         relative = unquote(urlsplit(self.path).path).lstrip("/")
         target = (self.server.root / relative).resolve()
-        return target if target in self.server.allowed and target.is_file() else None
+        return target if self.server.serves(target) else None
 
     def do_HEAD(self) -> None:  # noqa: N802 (the http.server naming)
         self._reply(send_body=False)
@@ -110,9 +136,11 @@ class _Handler(BaseHTTPRequestHandler):
                 return  # the browser cancelled (it does when it seeks)
 
 
-def site_server(pages: Iterable[Path], videos: Iterable[Path], port: int = 0) -> SiteServer:
-    """A server for a written site: rooted at the deepest folder holding both the pages and the
-    videos they link (so relative links resolve), serving those files only."""
+def site_server(
+    site: Path, pages: Iterable[Path], videos: Iterable[Path], port: int = 0
+) -> SiteServer:
+    """A server for the site written in folder ``site``: rooted at the deepest folder holding
+    both its pages and the videos they link (so relative links resolve)."""
     files = [p.resolve() for p in [*pages, *videos]]
-    root = Path(os.path.commonpath([str(p.parent) for p in files]))
-    return SiteServer(root, files, port)
+    root = Path(os.path.commonpath([str(p.parent) for p in files] + [str(site.resolve())]))
+    return SiteServer(root, site, videos, port)

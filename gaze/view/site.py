@@ -4,6 +4,7 @@ that cannot be shown costs its own page only."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,9 +12,13 @@ from pathlib import Path
 from gaze.atomic import atomic_write_text, claim_folder, claim_output
 from gaze.errors import GazeInputError
 from gaze.report.html import render_html
-from gaze.view.compare import clip_folder, compare_html
-from gaze.view.pages import clip_page_name, index_html
+from gaze.report.transcript import transcript_section
+from gaze.view.compare import clip_folder, compare_html, scorer_matches
+from gaze.view.pages import clip_nav, clip_page_name, index_html
+from gaze.view.plots import plots_html
 from gaze.view.runs import RunData, load_run
+from gaze.view.serve import MEDIA_LIST
+from gaze.view.trust import TRUST_FILE, trust_page
 
 
 @dataclass
@@ -51,6 +56,30 @@ def _claim_site(folder: Path, inputs: Sequence[Path]) -> None:
         claim_output(index, "html")
 
 
+def probe_run(folder: Path) -> Path:
+    """A ``gaze probe`` folder stands for its run (``run/`` beside ``trust.json``)."""
+    if (folder / TRUST_FILE).is_file() and (folder / "run" / "reports").is_dir():
+        return folder / "run"
+    return folder
+
+
+def _trust_report(run: RunData, site: Site) -> bool:
+    """Write the trust page of the probe this run belongs to, if it does."""
+    path = run.folder / ".." / TRUST_FILE
+    if not path.is_file():
+        return False
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        html = trust_page(report, back="index.html")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        run.problems.append(f"{TRUST_FILE}: not shown ({exc})")
+        return False
+    target = site.folder / "trust.html"
+    atomic_write_text(target, html)
+    site.pages.append(target)
+    return True
+
+
 def build_site(
     rundirs: Sequence[Path],
     out: Path | None = None,
@@ -59,6 +88,7 @@ def build_site(
 ) -> Site:
     """Write the viewer for ``rundirs[0]`` (compared with the others, if any) into ``out``
     (default: ``RUNDIR/view``)."""
+    rundirs = [probe_run(Path(d)) for d in rundirs]
     runs = [load_run(d, list(scores) if i == 0 else None) for i, d in enumerate(rundirs)]
     manifests = {r.info.get("manifest_sha256") for r in runs} - {None}
     if len(manifests) > 1:
@@ -75,7 +105,8 @@ def build_site(
     except OSError as exc:
         raise GazeInputError(f"cannot create {site.folder}: {exc.strerror}") from exc
     for index, run in enumerate(runs):
-        for clip_id, report in run.reports.items():
+        ids = list(run.reports)
+        for position, (clip_id, report) in enumerate(run.reports.items()):
             target = site.folder / clip_folder(index) / clip_page_name(clip_id)
             video = run.video(clip_id)
             try:
@@ -84,8 +115,9 @@ def build_site(
                     report,
                     target,
                     video=video,
-                    back="../index.html",
                     references=row.events if row is not None else (),
+                    nav=clip_nav(ids, position),
+                    extra=transcript_section(run.transcript(clip_id)),
                 )
             except Exception as exc:  # one clip's page must not cost the others theirs
                 problem = f"{clip_id}: page not written ({exc})"
@@ -98,7 +130,13 @@ def build_site(
                 site.videos.append(video)
             if progress is not None:
                 progress(clip_id)
-    atomic_write_text(site.index, index_html(runs, compared=len(runs) > 1))
+    media = sorted({str(v.resolve()) for v in site.videos})
+    atomic_write_text(site.folder / MEDIA_LIST, json.dumps(media, indent=1) + "\n")
+    plots = plots_html(runs[0], *scorer_matches(runs[0]))
+    trust = _trust_report(runs[0], site)
+    atomic_write_text(
+        site.index, index_html(runs, compared=len(runs) > 1, plots=plots, trust=trust)
+    )
     site.pages.append(site.index)
     if len(runs) > 1:
         compare = site.folder / "compare.html"

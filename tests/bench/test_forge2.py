@@ -183,3 +183,14 @@ def test_a_frame_from_elsewhere_during_a_pan_is_a_glitch_not_shake(tmp_path):
     assert [(e.type, e.start_s, e.end_s) for e in report.events] == [
         (truth.type, truth.start_s, truth.end_s)
     ]
+
+
+def test_forge_shows_a_count_and_an_eta_not_a_bare_spinner(tmp_path, capsys):
+    from gaze.cli.main import run
+
+    seen = []
+    rows = forge_set(tmp_path / "set", 3, seed=2, max_side=96, on_clip=lambda r: seen.append(r))
+    assert [r.clip_id for r in seen] == [r.clip_id for r in rows]
+    assert run(["forge", str(tmp_path / "cli"), "--v2", "--count", "3", "--max-side", "96"]) == 0
+    err = capsys.readouterr().err
+    assert "forge" in err and "3/3" in err and "eta" in err

@@ -116,6 +116,14 @@ def test_figures_equal_bench_score_exactly_on_clean_sources(clean_clips, tmp_pat
         assert trust["kinds"][kind]["rate"] == by_probe[kind]["recall"], kind
     control = trust["controls"]
     assert 1 - control["with_events"] / control["n"] == by_probe["original"]["clean_accuracy"]
+    # the viewer of the probe folder shows its run and the trust page, linked from the index
+    assert run(["view", str(out), "--out", str(tmp_path / "site")]) == 0
+    index = (tmp_path / "site" / "index.html").read_text()
+    page = (tmp_path / "site" / "trust.html").read_text()
+    assert "href='trust.html'" in index and "href='index.html'" in page
+    for kind in kinds.split(","):
+        figures = trust["kinds"][kind]
+        assert f"<td>{kind}</td>" in page and f"{figures['found']}/{figures['n']}" in page
 
 
 def _stub_reports(folder: Path, events_of) -> None:

@@ -35,6 +35,10 @@ def test_redaction_rules():
     )
     assert "sk-abcdefgh123" not in text and "abc failed" not in text
     assert "api_key=***" in text and "Bearer abcdefghij" not in text
+    # a key begins a word: prompt text such as "every task-relevant object" stays readable
+    prose = "every task-relevant object; a disk-shaped lid"
+    assert redact(prose) == prose
+    assert redact("key sk-abcdefgh123, 'sk-abcdefgh456'") == "key ***, '***'"
 
 
 def test_a_dead_server_with_secrets_in_its_url_leaks_nothing(

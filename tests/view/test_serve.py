@@ -3,6 +3,7 @@ the site's pages and the videos they link."""
 
 from __future__ import annotations
 
+import json
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -44,7 +45,7 @@ def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict, b
 @pytest.fixture(scope="module")
 def served(runs, tmp_path_factory):
     site = build_site([runs.pixel], tmp_path_factory.mktemp("served") / "site")
-    server = site_server(site.pages, site.videos)
+    server = site_server(site.folder, site.pages, site.videos)
     server.start()
     yield server, site
     server.shutdown()
@@ -78,3 +79,23 @@ def test_only_the_site_and_its_videos_are_served(served, runs):
     assert fetch(f"{base}/../../../etc/passwd")[0] == 404
     assert fetch(f"{base}/%2e%2e/%2e%2e/etc/passwd")[0] == 404
     assert Path(server.root) in site.index.resolve().parents
+
+
+def test_pages_written_after_the_server_started_are_served(served, runs):
+    """A page added to the site, and a site rebuilt in place while the server runs (its new
+    videos included), are served; a file beside the videos still is not."""
+    server, site = served
+    later = site.folder / "clips" / "written-later.html"
+    later.write_text("<!doctype html><p>later</p>")
+    status, _, body = fetch(server.url(later))
+    assert status == 200 and body.endswith(b"later</p>")
+    other = runs.forge / "other.mp4"  # a video no page links yet
+    other.write_bytes((runs.forge / site.videos[0].name).read_bytes())
+    try:
+        assert fetch(server.url(other))[0] == 404
+        listed = json.loads((site.folder / "media.json").read_text())
+        (site.folder / "media.json").write_text(json.dumps([*listed, str(other)]))
+        assert fetch(server.url(other))[0] == 200
+        assert fetch(server.url(runs.forge / "manifest.jsonl"))[0] == 404
+    finally:
+        other.unlink()

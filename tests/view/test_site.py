@@ -40,7 +40,14 @@ def test_view_writes_index_clip_pages_and_a_comparison(runs, tmp_path):
     assert compare.count("<li class='fa'>") == false_alarms
     # a clip page links back, and its video relative to itself
     page = (site / "clips" / "forge2_s5_0001_teleportation.html").read_text()
-    assert "<a href='../index.html'>← run</a>" in page
+    assert "<a id='up' href='../index.html'>← run</a>" in page
+    assert "rel='next' href='forge2_s5_0002_disappearance.html'" in page
+    assert "rel='prev' href='forge2_s5_0000_clean.html'" in page
+    # a run with transcripts shows each clip's exchanges; a run that made no call has none
+    graph_page = (site / "clips-2" / "forge2_s5_0001_teleportation.html").read_text()
+    lines = (runs.graph / "transcripts" / "forge2_s5_0001_teleportation.jsonl").read_text()
+    assert graph_page.count('<li class="exchange') == len(lines.splitlines()) - 1 > 0
+    assert "Model exchanges" not in page and not (runs.pixel / "transcripts").exists()
     assert "reference (annotated)" in page and "1 reference event(s) annotated" in page
     video = re.search(r"<video id='player'[^>]* src='([^']+)'", page).group(1)
     assert (site / "clips" / video).resolve() == (runs.forge / video.split("/")[-1]).resolve()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,12 +71,19 @@ def forge_clip(
     )
 
 
-def forge_set(outdir: Path, count: int, seed: int, suffix: str = ".mp4") -> list[ManifestClip]:
-    """``count`` clips cycling through clean and each failure kind, plus ``manifest.jsonl``."""
+def forge_set(
+    outdir: Path,
+    count: int,
+    seed: int,
+    suffix: str = ".mp4",
+    on_clip: Callable[[ManifestClip], None] | None = None,
+) -> list[ManifestClip]:
+    """``count`` clips cycling through clean and each failure kind, plus ``manifest.jsonl``;
+    ``on_clip`` hears of each clip as it is written."""
 
     def make(folder: Path, i: int, kind: str) -> ManifestClip:
         failures = [] if kind == "clean" else [kind]
         name = f"forge_s{seed}_{i:04d}_{kind}{suffix}"
         return forge_clip(folder / name, seed * 100_003 + i, failures)
 
-    return forge_many(outdir, count, KINDS, make)
+    return forge_many(outdir, count, KINDS, make, on_clip)

@@ -5,7 +5,7 @@ the clip's own encoding (a draw whose edit the encoder erases is drawn again).""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -179,9 +179,10 @@ def forge_set(
     max_side: int | None = None,
     kinds: Sequence[str] = KINDS,
     stage: str = "varied",
+    on_clip: Callable[[ManifestClip], None] | None = None,
 ) -> list[ManifestClip]:
     """``count`` clips cycling through ``kinds`` (clean and each injection), plus
-    ``manifest.jsonl``."""
+    ``manifest.jsonl``; ``on_clip`` hears of each clip as it is written."""
     check_stage(stage)
     prefix = "forge2" if stage == "varied" else f"forge2{stage}"
 
@@ -192,4 +193,4 @@ def forge_set(
             folder / name, seed * 100_003 + i, injected, max_side=max_side, stage=stage
         )
 
-    return forge_many(outdir, count, kinds, make)
+    return forge_many(outdir, count, kinds, make, on_clip)

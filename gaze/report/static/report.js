@@ -26,16 +26,59 @@
     mark(t);
   }
 
+  // the time under a pointer on a chart (null off its plot area)
+  function timeAt(svg, clientX) {
+    var box = svg.getBoundingClientRect(), view = svg.viewBox.baseVal;
+    var x = (clientX - box.left) * view.width / box.width;
+    var x0 = +svg.dataset.x0, x1 = +svg.dataset.x1;
+    return x >= x0 && x <= x1 ? (x - x0) / (x1 - x0) * +svg.dataset.duration : null;
+  }
+
   document.addEventListener("click", function (e) {
-    var target = e.target.closest ? e.target.closest("[data-t]") : null;
+    // (the body carries the time last sought, for scripts: it is not a seek target)
+    var target = e.target.closest ? e.target.closest("[data-t]:not(body)") : null;
     if (target) { e.preventDefault(); seek(+target.dataset.t); return; }
     var svg = e.target.closest ? e.target.closest("svg.axis") : null;
-    if (!svg) { return; }
-    var box = svg.getBoundingClientRect(), view = svg.viewBox.baseVal;
-    var x = (e.clientX - box.left) * view.width / box.width;
-    var x0 = +svg.dataset.x0, x1 = +svg.dataset.x1;
-    if (x >= x0 && x <= x1) { seek((x - x0) / (x1 - x0) * +svg.dataset.duration); }
+    var t = svg ? timeAt(svg, e.clientX) : null;
+    if (t !== null) { seek(t); }
   });
+
+  // dragging along a chart (the progress curve, the timeline) scrubs the video
+  var dragging = null;
+  charts.forEach(function (svg) {
+    svg.addEventListener("pointerdown", function (e) {
+      if (timeAt(svg, e.clientX) === null) { return; }
+      dragging = svg;
+      svg.setPointerCapture(e.pointerId);
+      e.preventDefault();
+    });
+    svg.addEventListener("pointermove", function (e) {
+      if (dragging !== svg) { return; }
+      var t = timeAt(svg, e.clientX);
+      if (t !== null) { seek(t); }
+    });
+    svg.addEventListener("pointerup", function () { dragging = null; });
+  });
+
+  // a run viewer's clip pages: [ and ] walk the run, u goes back to it
+  document.addEventListener("keydown", function (e) {
+    if (e.altKey || e.ctrlKey || e.metaKey || /INPUT|SELECT|TEXTAREA/.test(e.target.tagName)) { return; }
+    var to = { "[": "prev", "]": "next", "u": "up" }[e.key];
+    var link = to ? document.getElementById(to) : null;
+    if (link) { window.location.href = link.href; }
+  });
+
+  // the transcript: show one role's exchanges, or only those without a usable answer
+  var role = document.getElementById("x-role"), bad = document.getElementById("x-bad");
+  function filterExchanges() {
+    document.querySelectorAll(".exchange").forEach(function (li) {
+      li.hidden = (role.value && li.dataset.role !== role.value) || (bad.checked && li.dataset.ok === "1");
+    });
+  }
+  if (role && bad) {
+    role.addEventListener("change", filterExchanges);
+    bad.addEventListener("change", filterExchanges);
+  }
 
   if (video) {
     video.addEventListener("error", function () {

@@ -1,6 +1,36 @@
-// The run viewer's tables: sort by a column's values, and filter clips by their attributes.
+// The run viewer's tables: sort by a column's values, export what is shown as CSV, and filter
+// clips by their attributes.
 (function () {
   "use strict";
+
+  // a cell's value for a spreadsheet: its number where it has one, else its text
+  function cellValue(cell) {
+    var v = cell.dataset.v;
+    return v !== undefined && v !== "" && !isNaN(+v) ? v : cell.textContent.replace(/\s+/g, " ").trim();
+  }
+  function csvField(text) {
+    return /[",\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+  }
+  document.querySelectorAll(".tablewrap > table[id]").forEach(function (table) {
+    var button = document.createElement("button");
+    button.className = "csv seek";
+    button.type = "button";
+    button.textContent = "CSV";
+    button.title = "the rows shown, as a CSV file";
+    button.addEventListener("click", function () {
+      var rows = Array.prototype.slice.call(table.rows).filter(function (r) { return !r.hidden; });
+      var text = rows.map(function (r) {
+        return Array.prototype.map.call(r.cells, function (c) { return csvField(cellValue(c)); }).join(",");
+      }).join("\n") + "\n";
+      var link = document.createElement("a");
+      link.href = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
+      link.download = table.id + ".csv";
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+    });
+    table.parentNode.parentNode.insertBefore(button, table.parentNode);
+  });
   document.querySelectorAll("th[data-sort]").forEach(function (th) {
     th.addEventListener("click", function () {
       var table = th.closest("table"), body = table.tBodies[0];
