@@ -1,16 +1,25 @@
-"""What calls cost: a dated default price table for common hosted models (``prices.json``),
-which the user extends or overrides with a file of the same shape (``GAZE_PRICES`` or
-``prices_file``), and flat per-million prices that override both."""
+"""What calls cost: list prices from ``genai-prices`` (pydantic's maintained price data, read
+from the installed package: never fetched at run time), a user table of the same shape as
+before that extends or overrides it (``GAZE_PRICES`` or ``prices_file``), and flat per-million
+prices that override both.
+
+A model's price is its price per million tokens at the base tier: each gaze request is far
+below the 200k-token prompts that some providers bill higher."""
 
 from __future__ import annotations
 
+import functools
 import json
+import threading
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from gaze.errors import GazeInputError
+
+PROVIDER_IDS = {"openai": "openai", "gemini": "google"}
+"""gaze's provider names -> genai-prices' provider ids (scripted, vLLM and other local
+backbones have no list price)."""
 
 
 @dataclass(frozen=True)
@@ -41,29 +50,41 @@ class Pricing:
     """Prices by ``provider:model``; a model without a price costs nothing known (0)."""
 
     def __init__(
-        self, table: dict[str, Price], as_of: str = "", flat_in: float = 0.0, flat_out: float = 0.0
+        self,
+        table: dict[str, Price],
+        as_of: str = "",
+        flat_in: float = 0.0,
+        flat_out: float = 0.0,
+        listed: bool = False,
     ) -> None:
         self.table = table
+        """The user's own prices (they win over the list prices)."""
         self.as_of = as_of
         self.flat = Price(flat_in, flat_in, flat_out) if flat_in or flat_out else None
+        self.listed = listed
+        """Whether models missing from ``table`` take genai-prices' list price."""
 
     @staticmethod
     def load(extra_file: str | None = None, flat_in: float = 0.0, flat_out: float = 0.0) -> Pricing:
-        """The default table, extended by ``extra_file`` (reads files: not on an event loop)."""
-        default = json.loads(
-            (resources.files("gaze.models") / "prices.json").read_text(encoding="utf-8")
-        )
-        table = _prices(default, "prices.json")
+        """List prices, extended by ``extra_file`` (reads files: not on an event loop). The
+        price data loads in the background (about 0.25 s): nothing waits for it before the
+        first cost is asked."""
+        threading.Thread(target=_price_data, daemon=True).start()
+        table: dict[str, Price] = {}
         if extra_file:
             try:
                 extra = json.loads(Path(extra_file).read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise GazeInputError(f"price table {extra_file}: cannot read it ({exc})") from None
             table.update(_prices(extra, extra_file))
-        return Pricing(table, str(default.get("as_of", "")), flat_in, flat_out)
+        return Pricing(table, f"genai-prices {_version()}", flat_in, flat_out, listed=True)
 
     def price_of(self, model: str) -> Price | None:
-        return self.flat or self.table.get(model)
+        if self.flat is not None:
+            return self.flat
+        if model in self.table:
+            return self.table[model]
+        return list_price(model) if self.listed else None
 
     def cost(self, records: list[Any]) -> float:
         """USD of the requests actually billed (cache hits replay, they cost nothing)."""
@@ -76,3 +97,42 @@ class Pricing:
             total += (record["input_tokens"] - cached) * price.input
             total += cached * price.cached_input + record["output_tokens"] * price.output
         return round(total / 1e6, 6)
+
+
+@functools.cache
+def _price_data() -> Any:
+    import genai_prices
+
+    return genai_prices
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("genai-prices")
+    except PackageNotFoundError:  # pragma: no cover - a dependency of gaze
+        return "?"
+
+
+@functools.cache
+def list_price(model: str) -> Price | None:
+    """genai-prices' price of ``provider:model`` per million tokens (None: not listed)."""
+    provider, _, name = model.partition(":")
+    provider_id = PROVIDER_IDS.get(provider)
+    if provider_id is None or not name:
+        return None
+    prices = _price_data()
+
+    def per_million(usage: Any) -> float:
+        priced = prices.calc_price(usage, model_ref=name, provider_id=provider_id)
+        return float(priced.total_price * 1000)  # 1,000 tokens: the base tier
+
+    try:
+        return Price(
+            per_million(prices.Usage(input_tokens=1000)),
+            per_million(prices.Usage(input_tokens=1000, cache_read_tokens=1000)),
+            per_million(prices.Usage(output_tokens=1000)),
+        )
+    except LookupError:
+        return None

@@ -73,7 +73,7 @@ class Execution:
     prices_file: str | None = field(
         default=None,
         metadata=describe(
-            "JSON price table extending the default one ({'models': {'provider:model': "
+            "JSON price table extending the list prices ({'models': {'provider:model': "
             "{'input', 'cached_input', 'output'}}}, USD per million tokens). None: GAZE_PRICES."
         ),
     )

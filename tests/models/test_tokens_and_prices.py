@@ -69,3 +69,18 @@ def test_a_user_table_extends_and_flat_prices_override(tmp_path):
     extra.write_text('{"models": {"x:y": {"output": 1}}}')
     with pytest.raises(GazeInputError, match="price table"):
         Pricing.load(str(extra))
+
+
+def test_list_prices_come_from_the_maintained_price_data_and_a_user_table_wins(tmp_path):
+    """genai-prices' data as installed: hosted models by provider, nothing for local ones; the
+    user's table overrides a listed model."""
+    pricing = Pricing.load()
+    assert pricing.as_of.startswith("genai-prices ")
+    flash = pricing.price_of("gemini:gemini-2.5-flash")
+    assert flash is not None and flash.input == pytest.approx(0.3) and flash.output == 2.5
+    assert flash.cached_input < flash.input
+    for local in ("scripted:auto", "vllm:Qwen/Qwen2.5-VL-7B-Instruct", "openai:my-local-vlm"):
+        assert pricing.price_of(local) is None
+    extra = tmp_path / "prices.json"
+    extra.write_text(json.dumps({"models": {"openai:gpt-4o": {"input": 1.0, "output": 1.0}}}))
+    assert Pricing.load(str(extra)).price_of("openai:gpt-4o") == Price(1.0, 1.0, 1.0)
