@@ -2,7 +2,8 @@
 image bytes, estimated image tokens, and the shared-prefix fraction -- the share of image tokens
 that sit inside a prefix identical to an earlier request of the same clip (what vLLM's automatic
 prefix caching or hosted prompt caching can reuse) -- and the image tokens outside such a prefix
-(what a server with a prefix cache computes, and a hosted cache bills in full).
+(what a server with a prefix cache computes, and a hosted cache bills in full), and the size of
+the clip's transcript (`--transcript`: every exchange, frames as references).
 
     python bench/request_cost.py [--durations 8 30 60] [--layouts frames grid]
                                  [--replies minimal findings subtasks]
@@ -179,9 +180,9 @@ def main(argv: list[str]) -> None:
         print(f"gaze diagnose settings: {' '.join(settings)}")
     print(
         "| replies | layout | clip s | requests | images | distinct | image MB | image tokens "
-        "| shared prefix | unshared image tokens | image $ at $2.50/Mtok |"
+        "| shared prefix | unshared image tokens | image $ at $2.50/Mtok | transcript KB |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         plan = [(r, la, d) for r in args.replies for d in args.durations for la in args.layouts]
         for replies, layout, duration in plan:
@@ -193,6 +194,9 @@ def main(argv: list[str]) -> None:
             with StandIn(responder=responder) as server:
                 argv_ = ["diagnose", str(clip), "-i", "put the block on the plate", "--json"]
                 argv_ += ["--model", "openai:m", "--base-url", server.url + "/v1", "--no-cache"]
+                transcript = Path(tmp) / "transcript.jsonl"
+                transcript.unlink(missing_ok=True)
+                argv_ += ["--transcript", str(transcript)]
                 argv_ += ["--grid"] if layout == "grid" else []
                 argv_ += settings
                 with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
@@ -206,7 +210,8 @@ def main(argv: list[str]) -> None:
                 f"| {replies} | {layout} | {duration:g} | {m['requests']} | {m['images']} | "
                 f"{m['distinct']} | "
                 f"{m['image_mb']:.1f} | {m['image_tokens']:,} | {m['shared_fraction']:.2f} | "
-                f"{m['unshared_tokens']:,} | {dollars:.3f} |",
+                f"{m['unshared_tokens']:,} | {dollars:.3f} | "
+                f"{transcript.stat().st_size / 1024:.0f} |",
                 flush=True,
             )
 

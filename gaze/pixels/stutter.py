@@ -30,7 +30,14 @@ STUTTER_MIN_S = 0.8
 steps for a moment (forge v2: 0.2 s of slow drift on seed 1515; 0.47-0.5 s of a gripper sweeping
 a plain table at 10-15 fps on the fixed stage's seeds 9191 and 9292, which chose this)."""
 STUTTER_MOVE = 3.0
-"""The step after a repeat moves by at least this many times the clip's still level."""
+"""The steps after the repeats move by at least this many times the clip's still level (their
+median: one slower step, a hand slowing for a moment, does not break the run)."""
+STUTTER_FAST = 6.0
+"""Steps after the repeats of at least this many times the still level are double steps
+whatever the motion around does: near-exact repeats between steps this large are duplicated
+frames, not slow drift. (On real footage the picture difference saturates: a hand or an
+egocentric camera moving fast changes about as much in two frames as in one, so the double
+steps of a stutter at 2-10 fps are no larger than the steps around them.)"""
 STUTTER_DOUBLED = 1.3
 """...and the median of those steps is at least this many times the median moving step just
 around the run (AROUND steps either side, the slower side): the motion goes on at its speed in
@@ -56,9 +63,7 @@ def stutters(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
     still = repeated(steps, level)
     if repeating_rhythm(still):
         return []  # the clip repeats as its rhythm
-    moves = np.zeros(n, dtype=bool)
-    moves[1:] = d1[1:] >= STUTTER_MOVE * level
-    pairs = [r for r in range(1, n - 1) if still[r] and moves[r + 1]]
+    pairs = [r for r in range(1, n - 1) if still[r] and not still[r + 1]]
     found: list[FrameEvent] = []
     run: list[int] = []
     for repeat in [*pairs, -10]:  # a sentinel closes the last run
@@ -78,7 +83,8 @@ def stutters(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
             # motion just before: a hold that starts with repeats is a pause, not a stutter
             if (
                 not still[first]
-                and doubled >= STUTTER_DOUBLED * usual
+                and doubled >= STUTTER_MOVE * level
+                and (doubled >= STUTTER_DOUBLED * usual or doubled >= STUTTER_FAST * level)
                 and times[last] - times[first] >= STUTTER_MIN_S - 1e-9
                 and not touches(first, last + 1, ignore)
             ):
@@ -90,8 +96,12 @@ def stutters(steps: FrameSteps, ignore: Spans = ()) -> list[FrameEvent]:
                         [
                             f"every other frame repeats the one before, {len(run)} times in a "
                             f"row, while the picture moves {doubled:.1f} per step between them, "
-                            f"{doubled / max(usual, 1e-9):.1f}x its slower side's steps "
-                            f"(repeats below {level:.2f})"
+                            + (
+                                f"{doubled / max(usual, 1e-9):.1f}x its slower side's steps "
+                                if doubled >= STUTTER_DOUBLED * usual
+                                else f"{doubled / level:.0f}x a repeat's level "
+                            )
+                            + f"(repeats below {level:.2f})"
                         ],
                         min(2.0, len(run) / STUTTER_MIN_REPEATS),
                     )

@@ -58,3 +58,17 @@ def test_a_stutter_inside_an_explained_span_is_left_to_it():
     for f in range(41, 65, 2):
         d1[f], d1[f + 1] = 0.05, 4.0
     assert stutters(steps_of(d1), ignore=[(45, 50)]) == []
+
+
+def test_repeats_between_large_steps_are_a_stutter_even_where_the_motion_around_is_as_large():
+    """Real footage at 2-10 fps: the picture difference saturates, so a stutter's double steps
+    are no larger than the fast motion around them; near-exact repeats between steps of 6x the
+    repeat level and more are still duplicated frames. One slower step inside does not break the
+    run."""
+    d1 = moving(100, step=6.0)
+    for f in range(41, 65, 2):
+        d1[f], d1[f + 1] = 0.05, 6.0
+    d1[52] = 2.0  # the hand slows for one step
+    (found,) = stutters(steps_of(d1))
+    assert (found.first, found.last) == (40, 63)
+    assert "a repeat's level" in found.evidence[0]
