@@ -1,0 +1,226 @@
+"""`gaze bench run`: a method (or several, or several models) over every clip of a manifest,
+one run folder each."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from gaze.bench import B2_SAMPLES, CLIPS_IN_FLIGHT
+from gaze.bench.methods import METHODS as RUN_METHODS
+from gaze.cli.config_file import config_option, used_config
+from gaze.cli.context_options import context_from, context_options
+from gaze.cli.options import sections_of, sections_option
+from gaze.errors import GazeInputError
+
+
+@click.command("run")
+@click.argument("manifest", type=click.Path(path_type=Path))
+@config_option()
+@click.option(
+    "--method",
+    "methods",
+    type=click.Choice(RUN_METHODS),
+    multiple=True,
+    default=["robogaze"],
+    show_default=True,
+    help="robogaze (the graph), pixel (no model: pixel evidence only), or a control baseline; "
+    "repeat it to run each method, one run folder each.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="RUNDIR (with several methods or models: the folder holding one RUNDIR per run).",
+)
+@context_options(several_models=True)
+@sections_option()
+@click.option(
+    "--role", "roles", multiple=True, metavar="ROLE=PROVIDER:MODEL[,base_url=URL][,key_env=VAR]"
+)
+@click.option(
+    "--clips-in-flight",
+    "--clips",
+    "clips",
+    type=click.IntRange(1, 64),
+    default=CLIPS_IN_FLIGHT,
+    show_default=True,
+    help="Clips worked on at once (--concurrency bounds backbone requests, all clips together; "
+    "--clips is its old name, kept until 0.2).",
+)
+@click.option(
+    "--only",
+    multiple=True,
+    metavar="GLOB",
+    help="Run only the clips whose id matches (repeatable; shell glob, e.g. 'droid_*').",
+)
+@click.option(
+    "--skip",
+    multiple=True,
+    metavar="GLOB",
+    help="Leave out the clips whose id matches (repeatable).",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="At most N clips (after --only/--skip).",
+)
+@click.option(
+    "--samples",
+    type=click.IntRange(1, 50),
+    default=B2_SAMPLES,
+    show_default=True,
+    help="b2: self-consistency samples.",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="Where clips run: this process, or a Ray cluster (the 'ray' extra).",
+)
+@click.option(
+    "--ray-address",
+    metavar="ADDR",
+    help="Ray cluster to join (e.g. 10.0.0.1:6379 or 'auto'; default: start Ray locally).",
+)
+@click.option(
+    "--ray-workers",
+    type=click.IntRange(0, 4096),
+    default=0,
+    show_default=True,
+    help="Ray workers (one CPU each; each runs --clips clips at once); 0: one per CPU.",
+)
+@click.option(
+    "--ray-gpus-per-worker",
+    type=click.FloatRange(0),
+    default=0.0,
+    show_default=True,
+    help="GPUs each Ray worker holds (for --model vllm:MODEL, an in-process engine per worker).",
+)
+def run_cmd(
+    manifest: Path,
+    methods: tuple[str, ...],
+    out: Path,
+    sections: str,
+    roles: tuple[str, ...],
+    clips: int,
+    only: tuple[str, ...],
+    skip: tuple[str, ...],
+    limit: int | None,
+    samples: int,
+    executor: str,
+    ray_address: str | None,
+    ray_workers: int,
+    ray_gpus_per_worker: float,
+    **options: Any,
+) -> None:
+    """Run a method over every clip of MANIFEST; one report per clip in RUNDIR/reports.
+
+    Several --method or --model values run one after the other, each into its own folder
+    inside --out (named by method and model); every run is checked before the first starts."""
+    import asyncio
+
+    from gaze.bench.run import PreparedRun, RunSummary, execute_run, prepare_run
+    from gaze.bench.selection import Selection
+    from gaze.cli.progress_bar import BatchProgress
+    from gaze.environment import ENVIRONMENT
+    from gaze.models.registry import parse_role_bindings
+    from gaze.settings.context import has_model
+
+    models: list[str | None] = list(dict.fromkeys(options.pop("model") or ())) or [None]
+    methods = tuple(dict.fromkeys(methods))
+    bindings = parse_role_bindings(list(roles))
+    base = context_from(options, roles=bindings, sections=sections_of(sections))
+    runs = run_folders(out, methods, models)
+    contexts = {}
+    for method, model in runs:
+        ctx = base if model is None else dataclasses.replace(base, model=model)
+        if method != "pixel" and not has_model(ctx):
+            raise GazeInputError(
+                f"bench run needs a model: --model PROVIDER:MODEL (or {ENVIRONMENT['model']})"
+            )
+        contexts[method, model] = ctx
+
+    if executor == "local" and (ray_address or ray_workers or ray_gpus_per_worker):
+        raise GazeInputError(
+            "--ray-address, --ray-workers and --ray-gpus-per-worker need --executor ray"
+        )
+    if executor == "ray":
+        from gaze.bench.ray_run import import_ray
+
+        import_ray()  # a missing extra fails before any work
+    config = used_config()
+    console = Console(stderr=True)
+
+    async def prepare() -> list[PreparedRun]:
+        selection = Selection(only, skip, limit)
+        plans = []
+        for (method, model), folder in runs.items():
+            plan = await prepare_run(
+                manifest,
+                method,
+                folder,
+                contexts[method, model],
+                samples=samples,
+                selection=selection,
+                config=config,
+            )
+            plans.append(plan)
+        return plans
+
+    async def execute(plan: PreparedRun, label: str) -> RunSummary:
+        with BatchProgress(console, len(plan.rows), label) as progress:
+            if executor == "ray":
+                from gaze.bench.ray_run import execute_on_ray
+
+                return await execute_on_ray(
+                    plan,
+                    address=ray_address,
+                    workers=ray_workers,
+                    clip_concurrency=clips,
+                    gpus_per_worker=ray_gpus_per_worker,
+                    on_progress=progress,
+                )
+            return await execute_run(plan, clip_concurrency=clips, on_progress=progress)
+
+    plans = asyncio.run(prepare())
+    failed = False
+    for plan in plans:
+        label = plan.method if len(plans) == 1 else plan.outdir.name
+        summary = asyncio.run(execute(plan, label))
+        console.print(
+            f"{len(summary.done)} done, {len(summary.skipped)} already done (resumed), "
+            f"{len(summary.failed)} failed; reports in {plan.outdir / 'reports'}"
+        )
+        for clip_id, reason in sorted(summary.failed.items()):
+            console.print(f"[red]failed[/red] {clip_id}: {reason}")
+        failed = failed or bool(summary.failed)
+    if failed:
+        raise click.exceptions.Exit(1)
+
+
+def run_folders(
+    out: Path, methods: tuple[str, ...], models: list[str | None]
+) -> dict[tuple[str, str | None], Path]:
+    """Each (method, model) run and its folder: ``out`` itself for a single run, else one
+    folder inside it per run, named by what differs (the pixel method needs no model: one run)."""
+    pairs = list(
+        dict.fromkeys((m, None if m == "pixel" else model) for m in methods for model in models)
+    )
+    if len(pairs) == 1:
+        return {pairs[0]: out}
+
+    def name(method: str, model: str | None) -> str:
+        parts = [method] if len(methods) > 1 or model is None else []
+        if model is not None and len(models) > 1:
+            parts.append(re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-"))
+        return "__".join(parts) or method
+
+    return {(m, model): out / name(m, model) for m, model in pairs}
