@@ -55,6 +55,11 @@ async def adiagnose(
     if base_url is not None:
         changes["base_url"] = base_url
     ctx = dataclasses.replace(ctx, **changes) if changes else ctx
+    if ctx.review:
+        raise GazeInputError(
+            "review pauses the run for a person: use it in LangGraph Studio, or run "
+            "gaze.graph.build_graph(checkpointer=...) with a thread id and resume it"
+        )
     if not has_model(ctx, given=bool(backbones) or caller is not None):
         from gaze.pixels.diagnosis import diagnose_pixels
 

@@ -8,8 +8,9 @@ names (compiled without a checkpointer: the LangGraph server brings its own).
     ground_task -> observe (one call per window, each as soon as its frames are encoded)
     observe + ground_scene + load_clip -> align -> (+ pixels) route -> specialist
       (segment x dimension)
-      -> critic (verifies specialist and pixel hypotheses, merges) -> report
-    load_clip -> pa_ia, progress (optional judge branches) -> report
+      -> critic (verifies specialist and pixel hypotheses, merges) -> review -> report
+    load_clip -> pa_ia, progress (optional judge branches) -> review -> report
+    (review pauses for a person only when the context's ``review`` is on)
 
 Grounding starts from the first frame alone, beside decoding, so the first model calls do not
 wait for the whole clip (DESIGN section 3 draws grounding after load_clip).
@@ -21,7 +22,7 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from gaze.graph import critic_node, judge_nodes, nodes, specialist_node
+from gaze.graph import critic_node, judge_nodes, nodes, review_node, specialist_node
 from gaze.graph.pixel_default import MODEL_ENTRY, PIXEL_ENTRY, entry, pixel_default
 from gaze.graph.report_node import report
 from gaze.graph.routing import to_specialists
@@ -60,6 +61,7 @@ def build_graph(checkpointer: Any = None) -> Any:
     builder.add_node("critic", critic_node.critic)
     builder.add_node("pa_ia", judge_nodes.pa_ia)
     builder.add_node("progress", judge_nodes.progress)
+    builder.add_node("review", review_node.review)
     builder.add_node("report", report)
     builder.add_node(PIXEL_ENTRY, pixel_default)
     builder.add_node(START_RUN, nodes.start_run)
@@ -79,7 +81,9 @@ def build_graph(checkpointer: Any = None) -> Any:
     builder.add_edge(["align", "pixels"], "route")
     builder.add_conditional_edges("route", to_specialists, ["specialist", "critic"])
     builder.add_edge("specialist", "critic")
-    builder.add_edge(["critic", "pa_ia", "progress"], "report")
+    # a person's review, when the context asks for one (a pause; otherwise it passes through)
+    builder.add_edge(["critic", "pa_ia", "progress"], "review")
+    builder.add_edge("review", "report")
     builder.add_edge("report", END)
     return builder.compile(checkpointer=checkpointer, name="gaze-diagnose")
 

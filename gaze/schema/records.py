@@ -89,7 +89,7 @@ class Hypothesis(TypedDict):
     objects: list[str]
     severity: int
     confidence: float
-    source: NotRequired[Literal["specialist", "pixels"]]
+    source: NotRequired[Literal["specialist", "pixels", "review"]]
     regions: NotRequired[list[RegionRecord]]
     """Frames and boxes that show it (pixel evidence names the region that changed)."""
     spans: NotRequired[list[tuple[float, float]]]

@@ -216,8 +216,9 @@ class RejectedHypothesis(BaseModel):
     """The critic's confidence that the failure is real."""
     reason: str
     """Why it was rejected."""
-    source: Literal["specialist", "pixels"] = "specialist"
-    """Who proposed it: a dimension specialist, or pixel evidence."""
+    source: Literal["specialist", "pixels", "review"] = "specialist"
+    """Who proposed it: a dimension specialist or pixel evidence; ``review``: an event a person
+    rejected in review (the reason says why)."""
 
 
 class Report(BaseModel):

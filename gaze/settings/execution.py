@@ -88,3 +88,12 @@ class Execution:
         default=0.0,
         metadata=describe("Price of a million output tokens, USD, for the cost estimate."),
     )
+    review: bool = field(
+        default=False,
+        metadata=describe(
+            "Pause before the report for a person (LangGraph Studio, or a graph built with a "
+            "checkpointer): the events found are shown, and the run resumes with a decision "
+            "per event (accept, reject with a reason, edit) and the events it missed "
+            "(gaze.schema.review.ReviewAnswer)."
+        ),
+    )

@@ -50,3 +50,24 @@ def test_a_pixel_run_after_a_model_run_on_one_thread_reports_only_pixels(dev_ser
     assert second["report"]["assessment"]["mode"] == "pixel_evidence"
     state = call(f"{dev_server}/threads/{thread}/state")["values"]
     assert not state.get("observations") and not state.get("usage")
+
+
+def test_a_studio_user_reviews_the_events_before_the_report(dev_server):
+    """Context ``review``: the run pauses on the thread with the events; resuming it with the
+    person's decisions gives the report with them."""
+    thread = call(dev_server + "/threads", {})["thread_id"]
+    body = {
+        "assistant_id": "diagnose",
+        "input": {"video": DEMO, "instruction": "put the orange block on the plate"},
+        "context": {"model": "scripted:auto", "use_cache": False, "review": True},
+    }
+    paused = call(f"{dev_server}/threads/{thread}/runs/wait", body)
+    assert "report" not in paused, str(paused)[:2000]
+    shown = paused["__interrupt__"][0]["value"]["events"]
+    assert len(shown) == 2
+    answer = {"decisions": [{"index": 0, "decision": "reject", "reason": "duplicate"}]}
+    resumed = {**body, "command": {"resume": answer}}
+    del resumed["input"]
+    report = call(f"{dev_server}/threads/{thread}/runs/wait", resumed)["report"]
+    assert len(report["events"]) == 1 and report["events"][0]["type"] == shown[1]["type"]
+    assert any(r["reason"] == "rejected in review: duplicate" for r in report["rejected"])
