@@ -31,6 +31,7 @@ COMMANDS = {
     "progress": ("gaze.cli.progress_metrics_cmd", "progress", "Task-progress curve metrics."),
     "convert": ("gaze.cli.convert_cmd", "convert", "Read peers' files into gaze's formats."),
     "view": ("gaze.cli.view_cmd", "view", "A static site over benchmark runs (and a server)."),
+    "review": ("gaze.cli.review_cmd", "review", "Accept, fix and add events in a page: labels."),
     "probe": ("gaze.cli.probe_cmd", "probe", "How far a method can be trusted on your clips."),
 }
 """Subcommand -> (module, attribute, one-line help). A command's module is imported only when

@@ -58,3 +58,20 @@ def initial_frame_or_error(path: Path | None) -> str | None:
 
 def print_json(data: object) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def serve_until_stopped(
+    make: Callable[[], Any], port: int, announce: Callable[[Any], None]
+) -> None:
+    """Start a local server (``make``), say where (``announce``), serve until Ctrl-C."""
+    try:
+        server = make()
+    except OSError as exc:
+        raise GazeInputError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror}") from exc
+    announce(server)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

@@ -53,16 +53,11 @@ def view(
     status.print(f"{len(site.pages)} pages written; open {site.index}")
     if not serve:
         return
+    from gaze.cli.options import serve_until_stopped
     from gaze.view.serve import site_server
 
-    try:
-        server = site_server(site.folder, site.pages, site.videos, port)
-    except OSError as exc:
-        raise GazeInputError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror}") from exc
-    status.print(f"serving {server.url(site.index)} (Ctrl-C stops)")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    serve_until_stopped(
+        lambda: site_server(site.folder, site.pages, site.videos, port),
+        port,
+        lambda server: status.print(f"serving {server.url(site.index)} (Ctrl-C stops)"),
+    )

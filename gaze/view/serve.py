@@ -103,37 +103,42 @@ class _Handler(BaseHTTPRequestHandler):
         if target is None:
             self.send_error(404, "not part of this site")
             return
-        size = target.stat().st_size
-        wanted = byte_range(self.headers.get("Range"), size)
-        if wanted == "unsatisfiable":
-            self.send_response(416)
-            self.send_header("Content-Range", f"bytes */{size}")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        first, last = wanted if isinstance(wanted, tuple) else (0, size - 1)
-        self.send_response(206 if isinstance(wanted, tuple) else 200)
-        kind = TYPES.get(target.suffix.lower()) or mimetypes.guess_type(target.name)[0]
-        self.send_header("Content-Type", kind or "application/octet-stream")
-        self.send_header("Accept-Ranges", "bytes")
-        self.send_header("Content-Length", str(max(last - first + 1, 0)))
-        if isinstance(wanted, tuple):
-            self.send_header("Content-Range", f"bytes {first}-{last}/{size}")
-        self.end_headers()
-        if not send_body:
-            return
-        with target.open("rb") as handle:
-            handle.seek(first)
-            left = last - first + 1
-            try:
-                while left > 0:
-                    block = handle.read(min(CHUNK, left))
-                    if not block:
-                        break
-                    self.wfile.write(block)
-                    left -= len(block)
-            except (BrokenPipeError, ConnectionResetError):
-                return  # the browser cancelled (it does when it seeks)
+        send_file(self, target, send_body)
+
+
+def send_file(handler: BaseHTTPRequestHandler, target: Path, send_body: bool = True) -> None:
+    """Answer with a file, honouring a single-range ``Range`` header (RFC 9110)."""
+    size = target.stat().st_size
+    wanted = byte_range(handler.headers.get("Range"), size)
+    if wanted == "unsatisfiable":
+        handler.send_response(416)
+        handler.send_header("Content-Range", f"bytes */{size}")
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+        return
+    first, last = wanted if isinstance(wanted, tuple) else (0, size - 1)
+    handler.send_response(206 if isinstance(wanted, tuple) else 200)
+    kind = TYPES.get(target.suffix.lower()) or mimetypes.guess_type(target.name)[0]
+    handler.send_header("Content-Type", kind or "application/octet-stream")
+    handler.send_header("Accept-Ranges", "bytes")
+    handler.send_header("Content-Length", str(max(last - first + 1, 0)))
+    if isinstance(wanted, tuple):
+        handler.send_header("Content-Range", f"bytes {first}-{last}/{size}")
+    handler.end_headers()
+    if not send_body:
+        return
+    with target.open("rb") as handle:
+        handle.seek(first)
+        left = last - first + 1
+        try:
+            while left > 0:
+                block = handle.read(min(CHUNK, left))
+                if not block:
+                    break
+                handler.wfile.write(block)
+                left -= len(block)
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the browser cancelled (it does when it seeks)
 
 
 def site_server(

@@ -183,6 +183,13 @@ CASES: dict[str, Args] = {
         "--curves", H("groundtruth.json")),
     "diagnose HTML onto its own JSON report": _case(
         "diagnose", H("clip.mp4"), "-i", "pick", "--out", H("r.json"), "--html", H("r.json")),
+    "bench annotators onto the first manifest": _case(
+        "bench", "annotators", H("m.jsonl"), H("p.jsonl"), "--out", H("m.jsonl")),
+    "review labels onto the manifest it reviews": _case(
+        "review", H("forged/manifest.jsonl"), "--out", H("forged/manifest.jsonl"),
+        "--annotator", "a"),
+    "review labels onto a link": _case(
+        "review", H("forged/manifest.jsonl"), "--out", H("link.json"), "--annotator", "a"),
     "view site into the run folder it shows": _case("view", H("run"), "--out", H("run")),
     "view site into a folder of the user's files": _case("view", H("run"), "--out", H("forged")),
     # a folder holding earlier results or the user's clips
