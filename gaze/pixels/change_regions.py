@@ -75,6 +75,9 @@ class Region:
     touched: float | None = None
     """When it is unsteady only because the step before changed the region itself
     (TOUCHED_PRESENCE): how much it stood out a frame before that step."""
+    beside: float = 0.0
+    """Change in the same step right around the region, in multiples of its own area: a
+    thing carried by a moving gripper leaves its place amid the gripper's own change."""
 
 
 class ChangeSteps:
@@ -209,6 +212,7 @@ def changed_regions(steps: ChangeSteps, i: int) -> list[Region]:
                 steady=steady,
                 settling=settling,
                 touched=touched,
+                beside=float(raw[around & ~mask].sum()) / area,
             )
         )
     return out

@@ -62,6 +62,13 @@ appearing or vanishing there is no evidence of a failure, so it is not reported.
 the frame, or the pane inside a clip's flat margins (``gaze.pixels.frame_area``)."""
 
 
+CARRIED_BESIDE = 0.5
+"""Most change in the same step right around a region that vanishes or appears alone, in
+multiples of its own area (``Region.beside``); more is something moving there: a gripper
+carrying it (RoboTwin's mug at 10 fps: 0.97). Forge v2's injected disappearances and
+appearances have at most 0.05 around them."""
+
+
 @dataclass
 class LocalChange:
     index: int
@@ -176,6 +183,10 @@ def local_changes(
             r for r in appeared if r.steady or (r.settling and not _same_colour(r, vanished))
         ]
         vanished = [r for r in vanished if r.steady or r.touched is not None]
+        # amid as much change right around it in the same step, a thing is carried, pushed or
+        # uncovered by what moves there, not gone or come by itself
+        vanished = [r for r in vanished if r.beside <= CARRIED_BESIDE]
+        appeared = [r for r in appeared if r.beside <= CARRIED_BESIDE]
         for r in vanished:
             found.append(
                 LocalChange(
