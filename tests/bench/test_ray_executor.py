@@ -10,6 +10,7 @@ import json
 import pytest
 
 from gaze.cli.main import run
+from gaze.models.transcript import read_transcript
 from gaze.schema.report import Report
 
 ray = pytest.importorskip("ray", reason="extra 'ray' not installed (pip install 'gaze[ray]')")
@@ -50,6 +51,17 @@ def test_a_ray_run_writes_the_local_runs_reports_on_both_nodes(forge_dir, tmp_pa
         assert comparable(tmp_path / "ray" / "reports" / name) == comparable(
             tmp_path / "local" / "reports" / name
         )
+        # the clip's model exchanges come back from the worker to the run folder
+        transcripts = [
+            sorted(
+                (x["role"], x["label"], x["schema"])
+                for x in read_transcript(
+                    tmp_path / where / "transcripts" / f"{row['clip_id']}.jsonl"
+                )[1]
+            )
+            for where in ("ray", "local")
+        ]
+        assert transcripts[0] == transcripts[1] and transcripts[0]
     local_run = json.loads((tmp_path / "local" / "run.json").read_text())
     ray_run = json.loads((tmp_path / "ray" / "run.json").read_text())
     for key in ("settings", "manifest_sha256", "done", "calls", "images", "failed"):
