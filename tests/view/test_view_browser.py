@@ -84,6 +84,16 @@ def test_served_clip_page_seeks_through_http_ranges(site, runs, browser_page):
         now = watched.page.evaluate("document.getElementById('player').currentTime")
         assert now == pytest.approx(report["events"][0]["start_s"], abs=1e-3)
         assert 206 in statuses  # the browser fetched the video in ranges
+        # a page written after the server started (a site rebuilt beside it) is served
+        page = site.folder / "clips" / "forge2_s5_0001_teleportation.html"
+        later = site.folder / "clips" / "written-after-start.html"
+        later.write_text(page.read_text())
+        try:
+            answer = watched.page.goto(server.url(later))
+            assert answer is not None and answer.status == 200
+            assert watched.page.locator("h1").inner_text() == "forge2_s5_0001_teleportation"
+        finally:
+            later.unlink()
         assert watched.errors == []
     finally:
         server.shutdown()
