@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gaze.errors import GazeInputError
+from gaze.errors import GazeInputError, first_error
 from gaze.formats.jsonl import parse_json
 from gaze.schema.events import ScoringEvent
 from gaze.schema.inputs import check_instruction
@@ -15,12 +15,6 @@ from gaze.schema.manifest import ManifestClip, Prediction
 from gaze.schema.report import Report
 
 MAX_LISTED = 5
-
-
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"])
-    return f"{where}: {err['msg']}" if where else err["msg"]
 
 
 def _summary(path: Path, problems: list[str], what: str) -> str:
@@ -52,7 +46,7 @@ def load_manifest(path: str | Path, *, for_diagnosis: bool = True) -> list[Manif
             problems.append(str(exc))
             continue
         except ValidationError as exc:
-            problems.append(f"line {number}: {_first_error(exc)}")
+            problems.append(f"line {number}: {first_error(exc)}")
             continue
         except ValueError as exc:
             problems.append(f"line {number}: {exc}")
@@ -139,7 +133,7 @@ def load_predictions(path: str | Path) -> dict[str, Prediction]:
             problems.append(str(exc))
             continue
         except ValidationError as exc:
-            problems.append(f"{where}: {_first_error(exc)}")
+            problems.append(f"{where}: {first_error(exc)}")
             continue
         if prediction.clip_id in predictions:
             problems.append(f"{where}: second prediction for clip {prediction.clip_id!r}")

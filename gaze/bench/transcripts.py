@@ -15,17 +15,17 @@ from gaze.models.transcript import recording, transcript_name
 FOLDER = "transcripts"
 
 
+def transcript_path(outdir: Path, clip_id: str) -> Path:
+    """Where a clip's transcript lives in a run folder (never outside its ``transcripts/``)."""
+    return inside(outdir / FOLDER, transcript_name(clip_id))
+
+
 def write_transcript(outdir: Path, clip_id: str, text: str) -> Path:
     """Write one clip's transcript file (atomically) into the run folder."""
-    folder = outdir / FOLDER
-    folder.mkdir(exist_ok=True)
-    target = inside(folder, transcript_name(clip_id))
+    target = transcript_path(outdir, clip_id)
+    target.parent.mkdir(exist_ok=True)
     atomic_write_text(target, text)
     return target
-
-
-def transcript_path(outdir: Path, clip_id: str) -> Path:
-    return outdir / FOLDER / transcript_name(clip_id)
 
 
 @asynccontextmanager

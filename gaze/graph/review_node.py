@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from pydantic import ValidationError
 
+from gaze.errors import first_error
 from gaze.graph.services import finish
 from gaze.graph.state import State, Update
 from gaze.schema.events import Event
@@ -134,15 +135,9 @@ async def review(state: State, runtime: Runtime[GazeContext]) -> Update:
                 list(state.get("events", [])), list(state.get("rejected", [])), answer
             )
         except ValidationError as exc:
-            problem = _first(exc)
+            problem = first_error(exc)
             continue
         except ValueError as exc:
             problem = str(exc)
             continue
         return {"events": events, "rejected": rejected}
-
-
-def _first(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(p) for p in error["loc"])
-    return f"{where}: {error['msg']}" if where else error["msg"]

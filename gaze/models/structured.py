@@ -11,6 +11,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from gaze.errors import first_error
 from gaze.models import defaults, transcript
 from gaze.models.caller import Caller, CallRecord
 from gaze.models.protocol import (
@@ -241,8 +242,4 @@ def _plain(value: Any) -> Any:
 
 
 def _short(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        return f"{where}: {first['msg']}" if where else first["msg"]
-    return str(exc)
+    return first_error(exc) if isinstance(exc, ValidationError) else str(exc)

@@ -111,12 +111,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(self.server.page)
         elif path == "/api/state":
-            with self.server.store._lock:
+            with self.server.store.lock:
                 self._json(200, self.server.state())
         elif path == "/api/codebook":
             self._json(200, codebook_view())
         elif path in ("/summary", "/api/summary"):
-            with self.server.store._lock:
+            with self.server.store.lock:
                 summary = review_summary(self.server.store)
             if path == "/api/summary":
                 self._json(200, summary)

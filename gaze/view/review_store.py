@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gaze.atomic import atomic_write_text
-from gaze.errors import GazeInputError
+from gaze.errors import GazeInputError, first_error
 from gaze.schema.events import ScoringEvent
 from gaze.schema.manifest import ManifestClip
 
@@ -123,7 +123,8 @@ class ReviewStore:
         self.annotator = annotator
         self.state = {c: ClipState() for c in self.order}
         self.revision = 0
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
+        """Held while deciding; a reader of the state (the server) takes it too."""
         check_labels(labels)
         for entry in self._read_log():
             self._apply(entry)
@@ -193,14 +194,12 @@ class ReviewStore:
                 {k: v for k, v in fields.items() if k in ScoringEvent.model_fields}
             )
         except ValidationError as exc:
-            error = exc.errors()[0]
-            where = ".".join(str(p) for p in error["loc"])
-            raise ValueError(f"{where + ': ' if where else ''}{error['msg']}") from None
+            raise ValueError(first_error(exc)) from None
 
     def decide(self, clip_id: str, action: str, value: dict[str, Any], seen: int) -> int:
         """Record one decision made on the view of revision ``seen``; returns the new revision.
         ValueError: the decision is invalid; RuntimeError: the view was out of date."""
-        with self._lock:
+        with self.lock:
             if seen != self.revision:
                 raise RuntimeError(
                     "another page decided on these labels since this one loaded: reload it"

@@ -205,7 +205,7 @@ def test_a_clip_page_shows_its_model_exchanges_and_scrubs_by_dragging(site, runs
     times = []
     for fraction in (0.25, 0.5, 0.75):
         page.mouse.move(box["x"] + (x0 + (x1 - x0) * fraction) * scale, y)
-        times.append(float(page.evaluate("document.body.dataset.t")))
+        times.append(float(page.evaluate("document.body.dataset.sought")))
     page.mouse.up()
     assert times == sorted(times) and times[0] < times[-1]
     assert page.locator("li.exchange").count() == len(exchanges) > 0

@@ -22,7 +22,7 @@
 
   function seek(t) {
     if (video) { video.currentTime = t; }
-    document.body.dataset.t = String(t);
+    document.body.dataset.sought = String(t);  // for scripts; not a seek target (data-t)
     mark(t);
   }
 
@@ -35,8 +35,7 @@
   }
 
   document.addEventListener("click", function (e) {
-    // (the body carries the time last sought, for scripts: it is not a seek target)
-    var target = e.target.closest ? e.target.closest("[data-t]:not(body)") : null;
+    var target = e.target.closest ? e.target.closest("[data-t]") : null;
     if (target) { e.preventDefault(); seek(+target.dataset.t); return; }
     var svg = e.target.closest ? e.target.closest("svg.axis") : null;
     var t = svg ? timeAt(svg, e.clientX) : null;
