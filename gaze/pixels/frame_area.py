@@ -29,6 +29,12 @@ border line is not a margin)..."""
 EDGE_LINES = 0.02
 """...and may start this share of the frame in from the edge (a thin bright rim or a rounded
 slide corner at the very edge)."""
+BLEND_STILL = 0.75
+"""The line where a pane meets its margin blends the two in a scaled-down thumbnail: the first
+line past a margin belongs to it when it is flat and still over this share of its length
+(UniSim's slide: 0.86 still on that line, 0.31 on the pane's own lines). Without it the pane's
+edge sat a line too far out, and the arm entering at the bottom of the pane was taken for a
+thing appearing inside it."""
 
 BORDER_CONTRAST = 12.0
 """A margin ends at a border: the picture's lines just inside it differ from the margin's colour
@@ -45,16 +51,20 @@ FULL: Box = (0.0, 0.0, 1.0, 1.0)
 
 
 def _margin(still: np.ndarray, flat: np.ndarray) -> int:
-    """How many lines from the edge belong to a margin (still and flat lines, after at most
-    EDGE_LINES of rim); 0 when there is no margin."""
-    line = still & flat
+    """How many lines from the edge belong to a margin (lines still over MARGIN_SHARE of their
+    length and flat, after at most EDGE_LINES of rim, and the blended line after them,
+    BLEND_STILL); 0 when there is no margin. ``still`` is each line's still share."""
+    line = (still >= MARGIN_SHARE) & flat
     size = len(line)
     for start in range(max(1, round(EDGE_LINES * size)) + 1):
         if start >= size or not line[start]:
             continue
         rest = line[start:]
         end = start + (int(np.argmin(rest)) if not rest.all() else len(rest))
-        return end if end - start >= MARGIN_MIN * size else 0
+        if end - start < MARGIN_MIN * size:
+            return 0
+        blended = end < size and flat[end] and still[end] >= BLEND_STILL
+        return end + 1 if blended else end
     return 0
 
 
@@ -80,8 +90,8 @@ def picture_box(thumbs: Frames) -> Box:
     spread = grey.std(axis=0)  # over time, per pixel
     mean = grey.mean(axis=0)
     h, w = mean.shape
-    rows_still = (spread <= MARGIN_STILL).mean(axis=1) >= MARGIN_SHARE
-    cols_still = (spread <= MARGIN_STILL).mean(axis=0) >= MARGIN_SHARE
+    rows_still = (spread <= MARGIN_STILL).mean(axis=1)
+    cols_still = (spread <= MARGIN_STILL).mean(axis=0)
     rows_flat = (np.abs(mean - np.median(mean, axis=1, keepdims=True)) <= MARGIN_FLAT).mean(
         axis=1
     ) >= MARGIN_SHARE

@@ -66,7 +66,9 @@ CARRIED_BESIDE = 0.5
 """Most change in the same step right around a region that vanishes or appears alone, in
 multiples of its own area (``Region.beside``); more is something moving there: a gripper
 carrying it (RoboTwin's mug at 10 fps: 0.97). Forge v2's injected disappearances and
-appearances have at most 0.05 around them."""
+appearances have at most 0.05 around them. A jump whose two halves both sit amid more is an
+arm moving in large steps (UniSim's long-horizon clip, whose pictures change every fifth
+frame: 1.33 and 1.79 around the halves of a "jump" along the arm)."""
 
 
 @dataclass
@@ -156,6 +158,8 @@ def local_changes(
         for gone, twin in _teleports(vanished, appeared):
             vanished.remove(gone)
             appeared.remove(twin)
+            if min(gone.beside, twin.beside) > CARRIED_BESIDE:
+                continue
             distance = float(np.hypot(*(np.subtract(twin.centre, gone.centre)))) / width
             found.append(
                 LocalChange(

@@ -58,3 +58,20 @@ def test_a_flat_still_table_is_the_picture_not_a_letterbox():
     itself (this fails without BORDER_SHARE: they were read as a letterbox, and the block as
     touching its edge)."""
     assert picture_box(_clip(_table)) == FULL
+
+
+def test_the_line_where_a_pane_meets_its_margin_belongs_to_the_margin():
+    """A scaled-down slide blends the pane's last line with the margin: that line moves a
+    little (the pane's share of it) but stays flat and mostly still. The picture ends before
+    it (without BLEND_STILL it ended a line too far out, UniSim's slide: an arm entering at the
+    pane's bottom edge was then a thing appearing inside the picture)."""
+
+    def slide(rng: np.random.Generator, k: int) -> np.ndarray:
+        frame = np.full((120, 160, 3), 30)
+        frame[20:100, 24:136] = _scene(rng, k)[20:100, 24:136]
+        # the blended line: the margin's colour on average, a stretch flickering with the pane
+        frame[100, :] = 30
+        frame[100, 60:84] = 30 + 15 * (-1) ** k
+        return frame
+
+    assert picture_box(_clip(slide)) == (24 / 160, 20 / 120, 136 / 160, 100 / 120)
