@@ -55,26 +55,29 @@ INSTRUCTION = "put the block on the plate"
 
 
 def answer(schema_name: str, schema: dict[str, Any], text: str) -> dict[str, Any]:
-    """The bench's reply to one call: one hypothesis per specialist, the critic accepts it."""
-    if schema_name.startswith("Specialist_"):
+    """The bench's reply to one call: one hypothesis per dimension a specialist call covers,
+    the critic accepts them all."""
+    if schema_name.startswith("Specialists_"):
         span = re.search(r"Segment: seg\d+ \(([\d.]+)-([\d.]+) s", text)
-        enum = next(
-            v["properties"]["type"]["enum"]
-            for k, v in schema["$defs"].items()
-            if k.startswith("Hypothesis_")
-        )
         start = float(span[1]) if span else 0.0
-        hypothesis = {
-            "type": enum[0],
-            "start_s": start,
-            "end_s": start + 1.0,
-            "explanation": "bench",
-            "evidence": [],
-            "objects": ["bench"],
-            "severity": 2,
-            "confidence": 0.9,
+        return {
+            kind.removeprefix("Hypothesis_"): {
+                "hypotheses": [
+                    {
+                        "type": part["properties"]["type"]["enum"][0],
+                        "start_s": start,
+                        "end_s": start + 1.0,
+                        "explanation": "bench",
+                        "evidence": [],
+                        "objects": ["bench"],
+                        "severity": 2,
+                        "confidence": 0.9,
+                    }
+                ]
+            }
+            for kind, part in schema["$defs"].items()
+            if kind.startswith("Hypothesis_")
         }
-        return {"hypotheses": [hypothesis]}
     if schema_name == "CriticOutput":
         count = len(re.findall(r"^\[\d+\]", text, re.MULTILINE))
         verdicts = [

@@ -150,14 +150,16 @@ def subtask_chat(body: Any) -> Any:
             }
             for i in range(len(SUBTASK_STARTS_S))
         ]
-    elif spec["name"] == "WindowObservation":
+    elif spec["name"] == "WindowObservations":
         text = "\n".join(part for _, part in flatten(body) if not part.startswith("data:"))
-        seen = re.search(r"window \d+ \(([\d.]+)-", text)
-        start = float(seen[1]) if seen else 0.0
-        under_way = sum(start >= s for s in SUBTASK_STARTS_S) - 1
-        reply["subtask_status"] = [
-            {"subtask_id": f"s{under_way}", "status": "in_progress", "times_s": [start]}
-        ]
+        shown = text.rsplit("The frames above show ", 1)[-1].split(". For each window", 1)[0]
+        starts = re.findall(r"window \d+ \(([\d.]+)-", shown)
+        for entry, seen in zip(reply["windows"], starts, strict=True):
+            start = float(seen)
+            under_way = sum(start >= s for s in SUBTASK_STARTS_S) - 1
+            entry["subtask_status"] = [
+                {"subtask_id": f"s{under_way}", "status": "in_progress", "times_s": [start]}
+            ]
     return chat_reply(json.dumps(reply))
 
 

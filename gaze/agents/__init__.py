@@ -1,7 +1,7 @@
 """One module per agent role; each builds its prompt and output schema and asks the caller.
 Choosing among outputs (routing, verification, merging) is done by pure functions here too.
 
-    from gaze.agents import ground, observe_window, score_segment, route, examine, criticise
+    from gaze.agents import ground, observe_windows, score_segments, route, examine, criticise
 """
 
 from typing import TYPE_CHECKING
@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from gaze.agents.critic import criticise, merge, verify
     from gaze.agents.grounding import SceneMemory, TaskMemory, ground
     from gaze.agents.judges import judge_axis, progress_pairs, progress_sequence
-    from gaze.agents.observer import WindowObservation, observe_window
-    from gaze.agents.router import route, score_segment
+    from gaze.agents.observer import WindowObservation, observe_windows
+    from gaze.agents.router import route, score_segments
     from gaze.agents.specialist import examine, to_hypotheses
 
 __getattr__ = lazy_members(
@@ -29,9 +29,9 @@ __getattr__ = lazy_members(
         "progress_pairs": "judges",
         "progress_sequence": "judges",
         "WindowObservation": "observer",
-        "observe_window": "observer",
+        "observe_windows": "observer",
         "route": "router",
-        "score_segment": "router",
+        "score_segments": "router",
         "examine": "specialist",
         "to_hypotheses": "specialist",
     },
@@ -46,11 +46,11 @@ __all__ = [
     "ground",
     "judge_axis",
     "merge",
-    "observe_window",
+    "observe_windows",
     "progress_pairs",
     "progress_sequence",
     "route",
-    "score_segment",
+    "score_segments",
     "to_hypotheses",
     "verify",
 ]

@@ -1,15 +1,17 @@
-"""The observer: what happens in one window, per subtask, without judging yet."""
+"""The observer: what happens in each window it is shown (one, or the pair a two-window segment
+examines), per subtask, without judging yet."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from functools import cache
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from gaze.agents.common import as_text, frames_then_task, span_text
 from gaze.models.caller import Caller
-from gaze.models.structured import Structured, ask
+from gaze.models.structured import Structured, ask, extract_json
 from gaze.prompts import load_prompt
 from gaze.schema.records import TaskMemoryRecord, WindowRef
 
@@ -43,33 +45,53 @@ class WindowObservation(BaseModel):
     notable: list[Notable]
 
 
-async def observe_window(
+@cache
+def observations_model(count: int) -> type[BaseModel]:
+    """``{"windows": [WindowObservation, ...]}`` with exactly ``count`` entries, in time order."""
+    windows: Any = list[WindowObservation]
+    return create_model(
+        "WindowObservations",
+        __config__=ConfigDict(extra="forbid"),
+        windows=(windows, Field(min_length=count, max_length=count)),
+    )
+
+
+def read_observations(data: Any, count: int) -> BaseModel:
+    """The answer for ``count`` windows; a lone window's account given without the list
+    (``{"summary": ...}``) is put in it."""
+    if isinstance(data, dict) and count == 1 and "summary" in data and "windows" not in data:
+        data = {"windows": [data]}
+    return observations_model(count).model_validate(data)
+
+
+def windows_text(windows: Sequence[WindowRef]) -> str:
+    """``window 0 (0.00-4.00 s) and window 1 (4.00-8.00 s)``."""
+    return " and ".join(
+        f"window {w['index']} ({span_text(w['start_s'], w['end_s'])})" for w in windows
+    )
+
+
+async def observe_windows(
     caller: Caller,
     instruction: str,
-    window: WindowRef,
+    windows: Sequence[WindowRef],
     frames: Sequence[tuple[float, bytes]],
     task_memory: TaskMemoryRecord | None,
     max_retries: int,
-    context: WindowRef | None = None,
-) -> Structured[WindowObservation]:
-    """The observer's account of ``window``; ``frames`` begin with those of ``context`` (the
-    window before it, shown only as context) when one is given."""
+) -> Structured[Any]:
+    """The observer's account of each of ``windows`` (consecutive; ``frames`` are theirs, in
+    time order): one call, one entry per window in its answer."""
     prompt = load_prompt("observer")
-    span = span_text(window["start_s"], window["end_s"])
-    where = f"window {window['index']} ({span})"
-    if context is not None:
-        where += (
-            f"; the frames before {window['start_s']:.2f} s are window {context['index']} "
-            f"({span_text(context['start_s'], context['end_s'])}), shown first only as context: "
-            f"describe and time what happens from {window['start_s']:.2f} s on"
-        )
-    text = prompt.render(instruction=instruction, window=where, task_memory=as_text(task_memory))
+    where = windows_text(windows)
+    text = prompt.render(instruction=instruction, windows=where, task_memory=as_text(task_memory))
     messages = frames_then_task(frames, text)
+    count = len(windows)
     return await ask(
         caller,
         "observer",
         messages,
-        WindowObservation,
+        observations_model(count),
         max_retries=max_retries,
-        label=f"window {window['index']} ({span})",
+        parse=lambda reply: read_observations(extract_json(reply), count),
+        label=where,
     )

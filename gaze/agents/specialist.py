@@ -1,7 +1,9 @@
-"""Dimension specialists: failure hypotheses of one dimension in one segment.
+"""Dimension specialists: failure hypotheses of a segment's routed dimensions, in one call.
 
-The output schema is built per dimension, so the type field can only name that dimension's
-types; spans are clamped to the segment before they leave this module."""
+One request per segment covers every dimension the router chose for it (the frames are sent
+once, not once per dimension), and its answer holds one structured part per dimension. Each
+part's schema is built per dimension, so its type field can only name that dimension's types;
+spans are clamped to the segment before they leave this module."""
 
 from __future__ import annotations
 
@@ -51,6 +53,15 @@ def output_model(dimension: str) -> type[BaseModel]:
     )
 
 
+@cache
+def segment_model(dimensions: tuple[str, ...]) -> type[BaseModel]:
+    """``{dimension: {"hypotheses": [...]}, ...}``: one part per routed dimension, in order."""
+    fields: Any = {d: (output_model(d), ...) for d in dimensions}
+    return create_model(
+        "Specialists_" + "__".join(dimensions), __config__=ConfigDict(extra="forbid"), **fields
+    )
+
+
 SEVERITY_WORDS = {"cosmetic": 1, "minor": 2, "moderate": 3, "severe": 4, "catastrophic": 5}
 """The codebook rubric's names for severities 1-5 (models often write the word)."""
 
@@ -76,6 +87,20 @@ def mend(data: Any, type_names: Sequence[str]) -> Any:
         if isinstance(kind, str):
             key = re.sub(r"[\s_\-]+", "", kind.strip().lower())
             item["type"] = canonical.get(key, kind)
+    return data
+
+
+def mend_segment(data: Any, dimensions: Sequence[str]) -> Any:
+    """``mend`` on each dimension's part; an answer for a single dimension given without its
+    key (``{"hypotheses": [...]}``) is put under it."""
+    if isinstance(data, dict) and len(dimensions) == 1 and set(data) == {"hypotheses"}:
+        data = {dimensions[0]: data}
+    if not isinstance(data, dict):
+        return data
+    book = load_codebook().codebook
+    for dimension in dimensions:
+        names = [t.name for t in book.dimension(dimension).types]
+        data[dimension] = mend(data.get(dimension), names)
     return data
 
 
@@ -124,10 +149,20 @@ def to_hypotheses(
     return out, problems
 
 
+def dimensions_text(dimensions: Sequence[str]) -> str:
+    """Each routed dimension's description and type catalogue, in routing order."""
+    book = load_codebook().codebook
+    return "\n\n".join(
+        f"Dimension {d}: {book.dimension(d).description}\nFailure types of {d}:\n"
+        + type_catalogue(d)
+        for d in dimensions
+    )
+
+
 async def examine(
     caller: Caller,
     *,
-    dimension: str,
+    dimensions: Sequence[str],
     instruction: str,
     segment: Mapping[str, Any],
     frames: Sequence[tuple[float, bytes]],
@@ -137,14 +172,14 @@ async def examine(
     pixel_hints: str,
     max_retries: int,
 ) -> Structured[Any]:
+    """One call for the segment's routed ``dimensions``: its answer has a part per dimension."""
     prompt = load_prompt("specialist")
-    dim = load_codebook().codebook.dimension(dimension)
     where = f"{segment['id']} ({span_text(segment['start_s'], segment['end_s'])})"
-    hints = pixel_hints if dimension in PIXEL_HINT_DIMENSIONS else "(none for this dimension)"
+    hinted = [d for d in dimensions if d in PIXEL_HINT_DIMENSIONS]
+    hints = f"(for {', '.join(hinted)})\n{pixel_hints}" if hinted else "(none for these dimensions)"
     text = prompt.render(
-        dimension=dimension,
-        dimension_description=dim.description,
-        type_catalogue=type_catalogue(dimension),
+        dimension_names=", ".join(dimensions),
+        dimensions=dimensions_text(dimensions),
         severity_rubric=severity_rubric(),
         instruction=instruction,
         task_memory=as_text(task_memory),
@@ -154,14 +189,13 @@ async def examine(
         pixel_hints=hints,
     )
     messages = frames_then_task(frames, text)
-    output = output_model(dimension)
-    names = [t.name for t in dim.types]
+    output = segment_model(tuple(dimensions))
     return await ask(
         caller,
         "specialist",
         messages,
         output,
         max_retries=max_retries,
-        parse=lambda reply: output.model_validate(mend(extract_json(reply), names)),
-        label=f"{dimension} · {where}",
+        parse=lambda reply: output.model_validate(mend_segment(extract_json(reply), dimensions)),
+        label=f"{', '.join(dimensions)} · {where}",
     )

@@ -46,7 +46,7 @@ SWITCHES: dict[str, str] = {
     "--no-scene-memory": "use_scene_memory",
     "--no-router": "use_router",
     "--no-critic": "use_critic",
-    "--no-observer-context": "observer_context",
+    "--no-observer-pairs": "observer_pairs",
     "--no-cache": "use_cache",
 }
 

@@ -5,9 +5,9 @@ names (compiled without a checkpointer: the LangGraph server brings its own).
     load_clip (decode: metadata, windows)    and    ground_task, ground_scene
     (or, with no model configured: start_run -> pixel_default -> END, the pixel report)
     load_clip -> pixels (pixel evidence, beside the observers)
-    ground_task -> observe (one call per window, each as soon as its frames are encoded)
+    ground_task -> observe (one call per pair of windows, as soon as their frames are encoded)
     observe + ground_scene + load_clip -> align -> (+ pixels) route -> specialist
-      (segment x dimension)
+      (one call per segment, for the dimensions routed to it)
       -> critic (verifies specialist and pixel hypotheses, merges) -> review -> report
     load_clip -> pa_ia, progress (optional judge branches) -> review -> report
     (review pauses for a person only when the context's ``review`` is on)

@@ -30,7 +30,6 @@ from gaze.graph.state import (
     failure,
     fresh_clip_state,
 )
-from gaze.models.structured import Structured
 from gaze.schema.codebook import DIMENSIONS
 from gaze.schema.inputs import check_instruction
 from gaze.schema.records import record_of
@@ -171,7 +170,8 @@ def pixel_hints_text(state: State, segment: Segment) -> str:
 
 
 async def route(state: State, runtime: Runtime[GazeContext]) -> Update:
-    """Per segment, the top-k dimensions by the router's relevance scores."""
+    """Per segment, the top-k dimensions by the router's relevance scores (one call scores
+    every segment)."""
     ctx = runtime.context
     segments = state.get("segments", [])
     if not diagnosing(ctx):
@@ -182,28 +182,36 @@ async def route(state: State, runtime: Runtime[GazeContext]) -> Update:
             "routes": [Route(segment_id=s["id"], dimensions=every, scores={}) for s in segments]
         }
     caller = (await services(runtime)).caller
-
-    async def one(segment: Segment) -> tuple[Segment, Structured[router.RouterOutput]]:
-        text = (
+    texts = [
+        (
+            segment,
             observations_text(state, segment)
             + "\nPixel measurements:\n"
-            + pixel_hints_text(state, segment)
+            + pixel_hints_text(state, segment),
         )
-        return segment, await router.score_segment(
-            caller, state["instruction"], segment, text, ctx.max_retries
-        )
-
-    results = await asyncio.gather(*(one(s) for s in segments))
+        for segment in segments
+    ]
+    result = (
+        await router.score_segments(caller, state["instruction"], texts, ctx.max_retries)
+        if segments
+        else None
+    )
+    answered = (
+        {s.segment_id: s for s in result.value.segments}
+        if result is not None and result.value is not None
+        else {}
+    )  # every segment, when the call answered (``router.read_scores``)
     routes: list[Route] = []
-    usage, failures, not_assessed = [], [], []
-    for segment, result in results:
-        scores = router.scores_of(result.value) if result.value else {}
-        chosen = router.route(scores, ctx.top_k) if result.value else []
+    for segment in segments:
+        given = answered.get(segment["id"])
+        scores = router.scores_of(given) if given is not None else {}
+        chosen = router.route(scores, ctx.top_k) if given is not None else []
         routes.append(Route(segment_id=segment["id"], scores=scores, dimensions=chosen))
-        usage += result.records
-        failures += failure("router", result, segment["id"])
-        if result.value is None:
-            not_assessed.append(f"{segment['id']}/router (no dimension examined)")
+    usage = result.records if result is not None else []
+    failures = failure("router", result, "clip") if result is not None else []
+    not_assessed = [
+        f"{s['id']}/router (no dimension examined)" for s in segments if s["id"] not in answered
+    ]
     return {
         "routes": routes,
         "usage": usage,

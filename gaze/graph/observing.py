@@ -1,5 +1,6 @@
-"""The observers: one call per window, each started as soon as its window's frames are encoded
-and the task memory exists -- not when the whole clip is decoded.
+"""The observers: one call per pair of windows (the pair a two-window segment examines), each
+started as soon as its windows' frames are encoded and the task memory exists -- not when the
+whole clip is decoded.
 
 ``gaze.diagnose`` starts this work before the graph module has loaded (``gaze.graph.early``);
 the ``observe`` node collects it, or does it itself in a run nobody prepared (Studio).
@@ -8,7 +9,7 @@ the ``observe`` node collects it, or does it itself in a run nobody prepared (St
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from gaze.agents import observer
@@ -39,20 +40,33 @@ def empty_observation(window: WindowRef) -> Observation:
     )
 
 
-def context_window(
-    window: Window, earlier: Mapping[int, Window], ctx: GazeContext
-) -> Window | None:
-    """The window shown to ``window``'s observer first, as context: for every second window (odd
-    index) the one before it, when the pair fits one call and segments are pairs of windows.
-    A segment of that pair sends the same frames in the same order, so they are a prefix it
-    shares with this call (``GazeContext.observer_context``)."""
-    if not ctx.observer_context or window.index % 2 == 0 or ctx.max_segment_windows != 2:
-        return None
-    before = earlier.get(window.index - 1)
-    if before is None:
-        return None
-    images = 2 if ctx.grid else len(before.frame_indices) + len(window.frame_indices)
-    return before if images <= ctx.max_frames_per_call else None  # a grid is one image a window
+def pairable(first: Window | None, second: Window | None, ctx: GazeContext) -> bool:
+    """Whether one observer call sees ``first`` and ``second`` together: an even window and
+    the next one, when segments are pairs of windows and both fit one call
+    (``GazeContext.observer_pairs``). A segment of that pair sends the same frames in the same
+    order, so they are a prefix it shares with this call."""
+    if first is None or second is None or not ctx.observer_pairs:
+        return False
+    if ctx.max_segment_windows != 2 or first.index % 2 or second.index != first.index + 1:
+        return False
+    images = 2 if ctx.grid else len(first.frame_indices) + len(second.frame_indices)
+    return images <= ctx.max_frames_per_call  # a grid is one image a window
+
+
+def observer_groups(windows: Sequence[Window], ctx: GazeContext) -> list[tuple[Window, ...]]:
+    """The windows each observer call sees, in time order (pure): pairs where ``pairable``,
+    the others alone."""
+    by_index = {w.index: w for w in windows}
+    groups: list[tuple[Window, ...]] = []
+    for window in windows:
+        if pairable(by_index.get(window.index - 1), window, ctx):
+            continue  # seen with the window before it
+        after = by_index.get(window.index + 1)
+        if after is not None and pairable(window, after, ctx):
+            groups.append((window, after))
+        else:
+            groups.append((window,))
+    return groups
 
 
 async def observe_windows(
@@ -67,60 +81,67 @@ async def observe_windows(
     container whose timestamps contradict its frame count) is observed again as decoded."""
     memory = asyncio.ensure_future(task_memory)
 
-    async def one(window: Window, before: Window | None) -> dict[str, Any]:
-        ref = window_ref(window)
+    async def one(group: tuple[Window, ...]) -> dict[str, Any]:
+        refs = [window_ref(w) for w in group]
         known = await asyncio.shield(memory)
         async with svc.frames_gate:  # frames are read only when the call may go out
-            frames = svc.clips.frames(video, window)
-            if before is not None:
-                frames = svc.clips.frames(video, before) + frames
-            result = await observer.observe_window(
-                svc.caller,
-                instruction,
-                ref,
-                frames,
-                known,
-                ctx.max_retries,
-                context=None if before is None else window_ref(before),
+            frames = [f for w in group for f in svc.clips.frames(video, w)]
+            result = await observer.observe_windows(
+                svc.caller, instruction, refs, frames, known, ctx.max_retries
             )
-        svc.observed(window.index)
-        observation = empty_observation(ref)
-        if result.value is not None:
-            observation.update(result.value.model_dump())  # type: ignore[typeddict-item]
-        where = f"window {window.index}"
+        observations = []
+        for k, ref in enumerate(refs):
+            svc.observed(ref["index"])
+            observation = empty_observation(ref)
+            if result.value is not None:
+                observation.update(result.value.windows[k].model_dump())
+            observations.append(observation)
+        wheres = [f"window {ref['index']}" for ref in refs]
         return {
-            "observation": observation,
+            "observations": observations,
             "usage": result.records,
-            "failures": failure("observer", result, where),
-            "not_assessed": [] if result.value is not None else [where],
+            "failures": failure("observer", result, " and ".join(wheres)),
+            "not_assessed": [] if result.value is not None else wheres,
         }
 
-    calls: dict[int, tuple[Window, Window | None, asyncio.Future[dict[str, Any]]]] = {}
+    # by the windows' indices: the windows each call was started with, and the call
+    calls: dict[tuple[int, ...], tuple[tuple[Window, ...], asyncio.Future[dict[str, Any]]]] = {}
+
+    def start(group: tuple[Window, ...]) -> asyncio.Future[dict[str, Any]]:
+        key = tuple(w.index for w in group)
+        if key in calls:
+            calls[key][1].cancel()
+        call = asyncio.ensure_future(one(group))
+        calls[key] = (group, call)
+        return call
+
     try:
-        handed_over: dict[int, Window] = {}
+        held: dict[int, Window] = {}  # even windows waiting for the next one
         async for window in svc.clips.windows(video):
-            before = context_window(window, handed_over, ctx)
-            handed_over[window.index] = window
-            calls[window.index] = (window, before, asyncio.ensure_future(one(window, before)))
+            first = held.pop(window.index - 1, None)
+            if first is not None and pairable(first, window, ctx):
+                start((first, window))
+                continue
+            if first is not None:
+                start((first,))
+            if ctx.observer_pairs and ctx.max_segment_windows == 2 and window.index % 2 == 0:
+                held[window.index] = window
+            else:
+                start((window,))
         clip = await svc.clips.decoded(video)
-        decoded = {w.index: w for w in clip.windows}
         kept = []
-        for window in clip.windows:
-            before = context_window(window, decoded, ctx)
-            handed, shown_before, call = calls.get(window.index, (None, None, None))
-            if call is None or handed != window or shown_before != before:
-                if call is not None:
-                    call.cancel()
-                call = asyncio.ensure_future(one(window, before))
-                calls[window.index] = (window, before, call)
+        for group in observer_groups(clip.windows, ctx):
+            started, call = calls.get(tuple(w.index for w in group), ((), None))
+            if call is None or started != group:  # not handed over, or handed over otherwise
+                call = start(group)
             kept.append(call)
         done = await asyncio.gather(*kept)
     finally:
-        for _, _, call in calls.values():
+        for _, call in calls.values():
             call.cancel()
         memory.cancel()
     return {
-        "observations": [d["observation"] for d in done],
+        "observations": [o for d in done for o in d["observations"]],
         "usage": [r for d in done for r in d["usage"]],
         "failures": [f for d in done for f in d["failures"]],
         "not_assessed": [w for d in done for w in d["not_assessed"]],

@@ -1,5 +1,5 @@
-"""The fan-out edge (a pure function of state): one specialist call per segment x routed
-dimension, or straight to the critic when nothing was routed."""
+"""The fan-out edge (a pure function of state): one specialist call per routed segment, covering
+the dimensions routed to it, or straight to the critic when nothing was routed."""
 
 from __future__ import annotations
 
@@ -16,22 +16,23 @@ def to_specialists(state: State) -> list[Send] | Literal["critic"]:
     clip_end = float(state["clip"]["duration_s"])
     sends = []
     for route in state.get("routes", []):
+        if not route["dimensions"]:
+            continue
         segment = segments[route["segment_id"]]
-        for dimension in route["dimensions"]:
-            sends.append(
-                Send(
-                    "specialist",
-                    SpecialistTask(
-                        segment=segment,
-                        dimension=dimension,
-                        video=state["video"],
-                        instruction=state["instruction"],
-                        clip_end_s=clip_end,
-                        task_memory=state.get("task_memory"),
-                        scene_memory=state.get("scene_memory"),
-                        observations=observations_text(state, segment),
-                        pixel_hints=pixel_hints_text(state, segment),
-                    ),
-                )
+        sends.append(
+            Send(
+                "specialist",
+                SpecialistTask(
+                    segment=segment,
+                    dimensions=list(route["dimensions"]),
+                    video=state["video"],
+                    instruction=state["instruction"],
+                    clip_end_s=clip_end,
+                    task_memory=state.get("task_memory"),
+                    scene_memory=state.get("scene_memory"),
+                    observations=observations_text(state, segment),
+                    pixel_hints=pixel_hints_text(state, segment),
+                ),
             )
+        )
     return sends or "critic"

@@ -28,7 +28,7 @@ def split_span(span: Sequence[int], size: int) -> list[list[int]]:
     """Consecutive window indices in chunks of at most ``size``: chunks start at multiples of
     ``size`` when that makes no more chunks than counting from the span's first window. Pairs
     that start on an even window are the pairs the observers saw together
-    (``gaze.graph.observing.context_window``), so their frames are a prefix a server's cache
+    (``gaze.graph.observing.pairable``), so their frames are a prefix a server's cache
     holds already."""
     if not span:
         return []

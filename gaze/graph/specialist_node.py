@@ -1,5 +1,6 @@
-"""The specialist node: one dimension's failure hypotheses on one segment (the graph sends one
-task per segment x routed dimension; ``gaze.graph.critic_node`` rules on what they find)."""
+"""The specialist node: the failure hypotheses of one segment's routed dimensions, in one call
+(the graph sends one task per routed segment; ``gaze.graph.critic_node`` rules on what they
+find)."""
 
 from __future__ import annotations
 
@@ -14,16 +15,17 @@ from gaze.video.store import window_frames
 
 
 async def run_specialist(task: SpecialistTask, runtime: Runtime[GazeContext]) -> Update:
-    """One dimension's specialist on one segment: failure hypotheses with spans and evidence."""
+    """The routed dimensions' specialist on one segment: hypotheses with spans and evidence."""
     ctx = runtime.context
     svc = await services(runtime)
     clip = await svc.clips.decoded(task["video"])
     segment = task["segment"]
+    dimensions = task["dimensions"]
     async with svc.frames_gate:
         frames = subsample(window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
         result = await specialist.examine(
             svc.caller,
-            dimension=task["dimension"],
+            dimensions=dimensions,
             instruction=task["instruction"],
             segment=segment,
             frames=frames,
@@ -33,18 +35,21 @@ async def run_specialist(task: SpecialistTask, runtime: Runtime[GazeContext]) ->
             pixel_hints=task["pixel_hints"],
             max_retries=ctx.max_retries,
         )
-    where = f"{segment['id']}/{task['dimension']}"
+    wheres = [f"{segment['id']}/{d}" for d in dimensions]
     hypotheses: list[Hypothesis] = []
-    failures = failure("specialist", result, where)
+    failures = failure("specialist", result, "+".join(wheres))
     if result.value is not None:
-        hypotheses, problems = specialist.to_hypotheses(
-            result.value, task["dimension"], segment, task["clip_end_s"]
-        )
-        failures += [Failure(role="specialist", where=where, detail=p) for p in problems]
+        for dimension in dimensions:
+            found, problems = specialist.to_hypotheses(
+                getattr(result.value, dimension), dimension, segment, task["clip_end_s"]
+            )
+            hypotheses += found
+            where = f"{segment['id']}/{dimension}"
+            failures += [Failure(role="specialist", where=where, detail=p) for p in problems]
     return {
         "hypotheses": hypotheses,
         "usage": result.records,
         "prompts": ["specialist"],
         "failures": failures,
-        "not_assessed": [] if result.value is not None else [where],
+        "not_assessed": [] if result.value is not None else wheres,
     }

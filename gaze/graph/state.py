@@ -115,10 +115,10 @@ class State(InputState, Update):
 
 
 class SpecialistTask(TypedDict):
-    """The payload of one specialist call: a segment and a routed dimension."""
+    """The payload of one specialist call: a segment and the dimensions routed to it."""
 
     segment: Segment
-    dimension: DimensionName
+    dimensions: list[DimensionName]
     video: str
     instruction: str
     clip_end_s: float

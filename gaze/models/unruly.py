@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from typing import Any
 
 from gaze.models.protocol import ModelReply, ModelRequest
 from gaze.models.scripted import minimal_instance
@@ -21,11 +22,11 @@ from gaze.models.scripted import minimal_instance
 CASES = {
     "grounding": ("truncated, then mended", "prose around the JSON"),
     "observer": ("fenced markdown with prose", "empty lists where items were due"),
-    "router": ("relevance out of range, then mended", "one dimension scored twice"),
+    "router": ("relevance out of range, then mended; one dimension scored twice",),
     "specialist": (
-        "spans outside the clip, an end before its start, severity as a word, Title Case type",
-        "a refusal, then a valid answer",
-        "an unknown type name, then an empty list",
+        "a refusal; then spans outside the clip, an end before its start, severity as a word, "
+        "Title Case type, and for every other dimension an unknown type name; then the unknown "
+        "type mended to an empty list",
     ),
     "critic": ("verdicts for only some hypotheses, an index out of range",),
     "judge": ("a bare 'Score: 4/5' in prose",),
@@ -47,12 +48,15 @@ def _segment_span(request: ModelRequest) -> tuple[float, float]:
     return (float(match[1]), float(match[2])) if match else (0.0, 1.0)
 
 
-def _type_names(request: ModelRequest) -> list[str]:
+def _type_names(request: ModelRequest) -> dict[str, list[str]]:
+    """Each dimension the specialist request covers, with its type names (its schema's
+    ``Hypothesis_<dimension>`` definitions); empty for any other schema."""
     defs = (request.json_schema or {}).get("$defs", {})
-    for name, schema in defs.items():
-        if name.startswith("Hypothesis_"):
-            return list(schema["properties"]["type"]["enum"])
-    return []
+    return {
+        name.removeprefix("Hypothesis_"): list(schema["properties"]["type"]["enum"])
+        for name, schema in defs.items()
+        if name.startswith("Hypothesis_")
+    }
 
 
 class UnrulyBackbone:
@@ -65,13 +69,20 @@ class UnrulyBackbone:
     def __init__(self) -> None:
         self.requests: list[ModelRequest] = []
         self._calls: Counter[str] = Counter()
+        self._cases: dict[tuple[str, str], int] = {}
+        """Each conversation's case, by its first request's text: a retry keeps its call's
+        case while other calls of the role go out beside it."""
 
     async def complete(self, request: ModelRequest) -> ModelReply:
         self.requests.append(request)
         retry = _is_retry(request)
         if not retry:
             self._calls[request.role] += 1
-        case = (self._calls[request.role] - 1) % len(CASES.get(request.role, ("",)))
+        asked = "\n".join(getattr(p, "text", "") for m in request.messages[:2] for p in m.parts)
+        case = self._cases.setdefault(
+            (request.role, asked),
+            (self._calls[request.role] - 1) % len(CASES.get(request.role, ("",))),
+        )
         handler = getattr(self, f"_{request.role}", None)
         reply = handler(request, case, retry) if handler else self._plain(request)
         if isinstance(reply, ModelReply):
@@ -105,66 +116,72 @@ class UnrulyBackbone:
         return f"Here is the analysis you asked for:\n{text}\nLet me know if you need more."
 
     def _observer(self, request: ModelRequest, case: int, retry: bool) -> str:
+        task = _text(request).rsplit("The frames above show ", 1)[-1].split(". For each", 1)[0]
+        count = max(1, len(re.findall(r"window \d+ \(", task)))
         times = [float(t) for t in re.findall(r"t=(\d+(?:\.\d+)?)s", _text(request))]
         if case == 1:
-            return json.dumps({"summary": "", "subtask_status": [], "notable": []})
+            empty = {"summary": "", "subtask_status": [], "notable": []}
+            return json.dumps({"windows": [empty] * count})
         body = {
             "summary": "the arm moves toward the object",
             "subtask_status": [{"subtask_id": "s1", "status": "in_progress", "times_s": times[:2]}],
             "notable": [],
         }
-        return f"Sure! Below is my observation.\n```json\n{json.dumps(body, indent=2)}\n```"
+        answer = json.dumps({"windows": [body] * count}, indent=2)
+        return f"Sure! Below is my observation.\n```json\n{answer}\n```"
 
     def _router(self, request: ModelRequest, case: int, retry: bool) -> str:
-        scores = [
-            {"dimension": "physical_plausibility", "relevance": 0.9, "reason": "motion"},
-            {"dimension": "visual_quality", "relevance": 0.4, "reason": "frames"},
-        ]
-        if case == 0 and not retry:
-            scores[0]["relevance"] = 1.3  # out of the 0-1 range the schema states
-        if case == 1:
-            scores.append({"dimension": "visual_quality", "relevance": 0.7, "reason": "again"})
-        return json.dumps({"scores": scores})
+        segments = re.findall(r"^Segment (seg\d+) \(", _text(request), re.MULTILINE)
+        answer = []
+        for k, segment_id in enumerate(segments):
+            scores = [
+                {"dimension": "physical_plausibility", "relevance": 0.9, "reason": "motion"},
+                {"dimension": "visual_quality", "relevance": 0.4, "reason": "frames"},
+                {"dimension": "visual_quality", "relevance": 0.7, "reason": "again"},
+            ]
+            if k == 0 and not retry:
+                scores[0]["relevance"] = 1.3  # out of the 0-1 range the schema states
+            answer.append({"segment_id": segment_id, "scores": scores})
+        return json.dumps({"segments": answer})
 
     def _specialist(self, request: ModelRequest, case: int, retry: bool) -> str | ModelReply:
+        """One call covers the segment's dimensions, so one conversation shows every way a
+        specialist answer goes wrong: first a refusal; then the first dimension's part spoiled
+        in ways gaze mends or drops while the others name a type not in the codebook (the whole
+        answer is refused); then the unknown types mended."""
         start, end = _segment_span(request)
-        names = _type_names(request)
-        if not names:  # not the graph's specialist (a baseline asking in its own schema)
+        dimensions = _type_names(request)
+        if not dimensions:  # not the graph's specialist (a baseline asking in its own schema)
             return self._plain(request)
-        if case == 1 and not retry:
+        attempt = sum(m.role == "assistant" for m in request.messages)
+        if attempt == 0:
             return ModelReply("", refusal="I can't help with analysing this video.")
-        if case == 2:
-            if retry:
-                return json.dumps({"hypotheses": []})
-            names = ["object_levitation"]
-        if case != 0 and not (case == 1 and retry):
-            return self._hypotheses(names[0], start + 0.5, start + 1.0, 3)
-        first = names[0]
-        hypotheses = [
+        first, *others = dimensions
+        body = {first: {"hypotheses": self._spoiled(dimensions[first][0], start, end)}}
+        for d in others:
+            unknown = [self._hypothesis("object_levitation", start + 0.5, start + 1.0, 3)]
+            body[d] = {"hypotheses": unknown if attempt == 1 else []}
+        return "Analysis:\n" + json.dumps(body)
+
+    @staticmethod
+    def _spoiled(first: str, start: float, end: float) -> list[Any]:
+        return [
             {  # far outside the clip
-                "type": first,
-                "start_s": 500.0,
-                "end_s": 900.0,
+                **UnrulyBackbone._hypothesis(first, 500.0, 900.0, 3),
                 "explanation": "the object drifts",
                 "evidence": ["t=500s"],
                 "objects": ["object"],
-                "severity": 3,
                 "confidence": 0.8,
             },
             {  # end before start
-                "type": first,
-                "start_s": start + 1.0,
-                "end_s": start + 0.5,
+                **UnrulyBackbone._hypothesis(first, start + 1.0, start + 0.5, 2),
                 "explanation": "a glitch",
-                "evidence": [],
-                "objects": [],
-                "severity": 2,
                 "confidence": 0.6,
             },
             {  # severity as a word, the type in Title Case: mendable
-                "type": first.replace("_", " ").title(),
-                "start_s": start + 0.25,
-                "end_s": min(end, start + 1.25),
+                **UnrulyBackbone._hypothesis(
+                    first.replace("_", " ").title(), start + 0.25, min(end, start + 1.25), 3
+                ),
                 "explanation": "the object jumps between frames",
                 "evidence": [f"t={start + 0.25:.2f}s"],
                 "objects": ["object"],
@@ -172,26 +189,19 @@ class UnrulyBackbone:
                 "confidence": 0.9,
             },
         ]
-        return "Analysis:\n" + json.dumps({"hypotheses": hypotheses})
 
     @staticmethod
-    def _hypotheses(kind: str, start: float, end: float, severity: int) -> str:
-        return json.dumps(
-            {
-                "hypotheses": [
-                    {
-                        "type": kind,
-                        "start_s": start,
-                        "end_s": end,
-                        "explanation": "odd motion",
-                        "evidence": [],
-                        "objects": [],
-                        "severity": severity,
-                        "confidence": 0.7,
-                    }
-                ]
-            }
-        )
+    def _hypothesis(kind: str, start: float, end: float, severity: int) -> dict[str, Any]:
+        return {
+            "type": kind,
+            "start_s": start,
+            "end_s": end,
+            "explanation": "odd motion",
+            "evidence": [],
+            "objects": [],
+            "severity": severity,
+            "confidence": 0.7,
+        }
 
     def _critic(self, request: ModelRequest, case: int, retry: bool) -> str:
         count = len(re.findall(r"^\[(\d+)\]", _text(request), re.MULTILINE))

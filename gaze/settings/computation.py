@@ -146,14 +146,13 @@ class Computation:
         default=2,
         metadata=describe("Longest segment, in windows; longer subtask spans are split."),
     )
-    observer_context: bool = field(
+    observer_pairs: bool = field(
         default=True,
         metadata=describe(
-            "Show the observer of every second window the window before it first, as context "
-            "(it describes only its own window). A two-window segment's calls send that same "
-            "pair, so it reaches the server once, as a prefix they share; without it the "
-            "second window first arrives inside a segment call and cannot be reused. Costs one "
-            "window's images more per pair, which a prefix cache serves."
+            "One observer call sees two windows, the pair a two-window segment examines, and "
+            "answers for each: half the observer calls, and the segment's specialist call sends "
+            "the same frames in the same order, a prefix a server's cache already holds. Off: "
+            "one call per window."
         ),
     )
     max_frames_per_call: int = field(

@@ -31,19 +31,23 @@ def test_scripted_file_model_runs_the_graph(forge_dir, forge_rows, tmp_path, cap
                     for _ in range(4)
                 ],
                 "specialist": [
-                    {
-                        "hypotheses": [
-                            {
-                                "type": "blur",
-                                "start_s": truth.start_s,
-                                "end_s": truth.end_s,
-                                "severity": 2,
-                                "explanation": "frames go soft",
-                                "evidence": ["sharpness drops"],
-                                "objects": [],
-                                "confidence": 0.9,
-                            }
-                        ]
+                    {  # one call per segment: a part per routed dimension (unscored ones too)
+                        "visual_quality": {
+                            "hypotheses": [
+                                {
+                                    "type": "blur",
+                                    "start_s": truth.start_s,
+                                    "end_s": truth.end_s,
+                                    "severity": 2,
+                                    "explanation": "frames go soft",
+                                    "evidence": ["sharpness drops"],
+                                    "objects": [],
+                                    "confidence": 0.9,
+                                }
+                            ]
+                        },
+                        "task_progress": {"hypotheses": []},
+                        "instruction_consistency": {"hypotheses": []},
                     }
                 ],
                 "critic": [
@@ -110,8 +114,8 @@ def test_openai_provider_end_to_end_over_http(forge_dir, forge_rows, capsys):
     assert names.count("Probe") == 2  # the start-up checks: one image, and 32
     # only the two grounding calls go out while they run: the observers wait for them
     last_probe = max(i for i, name in enumerate(names) if name == "Probe")
-    assert last_probe < names.index("WindowObservation")
-    assert {"TaskMemory", "SceneMemory", "WindowObservation", "RouterOutput"} <= set(names)
+    assert last_probe < names.index("WindowObservations")
+    assert {"TaskMemory", "SceneMemory", "WindowObservations", "RouterOutput"} <= set(names)
     assert all(b["model"] == "vision-test" and b["temperature"] == 0.0 for b in bodies)
     assert report.manifest.models["observer"] == "openai:vision-test"
     assert report.manifest.input_tokens == 11 * len(bodies)  # the stand-in's usage
@@ -141,7 +145,13 @@ def test_rendered_graph_report_shows_events(forge_dir, forge_rows, tmp_path, cap
                     {"scores": [{"dimension": "visual_quality", "relevance": 1, "reason": "r"}]}
                 ]
                 * 4,
-                "specialist": [{"hypotheses": [hypothesis]}],
+                "specialist": [
+                    {
+                        "visual_quality": {"hypotheses": [hypothesis]},
+                        "task_progress": {"hypotheses": []},
+                        "instruction_consistency": {"hypotheses": []},
+                    }
+                ],
                 "critic": [{"verdicts": verdicts}] * 4,
             }
         )

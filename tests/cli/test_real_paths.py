@@ -97,7 +97,7 @@ def test_a_role_can_have_its_own_endpoint_and_key(forge_dir, forge_rows, capsys,
         hosted_seen = [s for s in hosted.seen if s.method == "POST"]
     captured = capsys.readouterr()
     assert code == 0, captured.err
-    assert "RouterOutput" not in local_names and "WindowObservation" in local_names
+    assert "RouterOutput" not in local_names and "WindowObservations" in local_names
     hosted_names = [schema_name(s) for s in hosted_seen]
     assert set(hosted_names) == {"Probe", "RouterOutput"}
     assert all(s.body["model"] == "big-router" for s in hosted_seen)

@@ -20,6 +20,24 @@ def segment_span(request: ModelRequest) -> tuple[float, float]:
     return float(match[1]), float(match[2])
 
 
+def windows_asked(request: ModelRequest) -> list[int]:
+    """The windows an observer request shows, in order (its task text names them)."""
+    task = request.messages[-1].parts[-1]
+    assert isinstance(task, TextPart) and task.text.startswith("Your role: the observer")
+    shown = task.text.split("The frames above show ", 1)[1].split(". For each window", 1)[0]
+    return [int(i) for i in re.findall(r"window (\d+) \(", shown)]
+
+
+def segments_scored(request: ModelRequest) -> list[str]:
+    """The segment ids a router request asks about, in order."""
+    return re.findall(r"^Segment (seg\d+) \(", text_of(request), re.MULTILINE)
+
+
+def routed(request: ModelRequest) -> list[str]:
+    """The dimensions a specialist request covers, in order (its schema's parts)."""
+    return list((request.json_schema or {}).get("properties", {}))
+
+
 class World:
     """Replies for a clip with one real failure at ``truth`` (start, end) seconds."""
 
@@ -64,7 +82,10 @@ class World:
     def observer(self, request: ModelRequest) -> Any:
         if self.observer_garbage:
             return "I cannot produce JSON today."
-        window = int(re.search(r"window (\d+) \(", text_of(request))[1])
+        return {"windows": [self.window(w) for w in windows_asked(request)]}
+
+    @staticmethod
+    def window(window: int) -> Any:
         status = "in_progress" if window == 0 else "completed"
         return {
             "summary": f"window {window}: the arm works",
@@ -80,17 +101,27 @@ class World:
             "task_progress": 0.2,
         }
         return {
-            "scores": [
-                {"dimension": d, "relevance": s, "reason": "scripted"} for d, s in scores.items()
+            "segments": [
+                {
+                    "segment_id": segment_id,
+                    "scores": [
+                        {"dimension": d, "relevance": s, "reason": "scripted"}
+                        for d, s in scores.items()
+                    ],
+                }
+                for segment_id in segments_scored(request)
             ]
         }
 
     def specialist(self, request: ModelRequest) -> Any:
+        """One part per routed dimension, as the segment's single specialist call asks."""
+        return {d: self.dimension_part(request, d) for d in routed(request)}
+
+    def dimension_part(self, request: ModelRequest, dimension: str) -> Any:
         start, end = segment_span(request)
         t0, t1 = self.truth
         if not (start <= t0 <= end):
             return {"hypotheses": []}
-        dimension = request.schema_name.removeprefix("Specialist_")
         base = {"evidence": [f"t={t0:.2f}s"], "explanation": "", "objects": ["red block"]}
         if dimension == "physical_plausibility":
             return {

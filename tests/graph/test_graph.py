@@ -11,7 +11,7 @@ import pytest
 
 from gaze.api import adiagnose
 from gaze.settings.context import GazeContext
-from tests.graph.script import scripted_world, text_of
+from tests.graph.script import routed, scripted_world, text_of
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def calls_by_role(backbone) -> Counter:
 
 
 def specialist_dimensions(backbone) -> Counter:
-    return Counter(r.schema_name.removeprefix("Specialist_") for r in backbone.calls("specialist"))
+    return Counter(d for r in backbone.calls("specialist") for d in routed(r))
 
 
 def test_full_graph_verifies_merges_and_reports(teleport):
@@ -54,12 +54,13 @@ def test_full_graph_verifies_merges_and_reports(teleport):
     assert report.flags == [] and report.problems == []
     assert report.assessment.mode == "graph"
 
-    # two subtasks in two windows -> two segments; router keeps the top 3 dimensions of each
+    # two subtasks in two windows -> two segments; one router call keeps the top 3 dimensions
+    # of each, and one specialist call per segment covers all three
     assert calls_by_role(backbone) == {
         "grounding": 2,
-        "observer": 2,
-        "router": 2,
-        "specialist": 6,
+        "observer": 1,
+        "router": 1,
+        "specialist": 2,
         "critic": 1,
     }
     assert specialist_dimensions(backbone) == {
@@ -71,9 +72,9 @@ def test_full_graph_verifies_merges_and_reports(teleport):
     assert manifest.calls == {
         "critic": 1,
         "grounding": 2,
-        "observer": 2,
-        "router": 2,
-        "specialist": 6,
+        "observer": 1,
+        "router": 1,
+        "specialist": 2,
     }
     assert manifest.models["critic"] == "scripted:world"
     assert manifest.images == sum(r.images for r in backbone.requests)
@@ -81,46 +82,44 @@ def test_full_graph_verifies_merges_and_reports(teleport):
     assert {p.id for p in manifest.prompts} >= {"observer", "specialist", "critic"}
 
 
-def test_pixel_hints_reach_only_the_physical_and_visual_specialists(teleport):
+def test_pixel_hints_are_given_for_the_physical_and_visual_dimensions_only(teleport):
     clip, instruction, truth = teleport
     backbone = scripted_world(truth)
     run(clip, instruction, backbone)
-    by_dimension: dict[str, list[str]] = {}
-    for request in backbone.calls("specialist"):
-        by_dimension.setdefault(request.schema_name, []).append(text_of(request))
-    assert any(
-        "object_teleportation: a region" in t
-        for t in by_dimension["Specialist_physical_plausibility"]
-    )
-    assert all(
-        "(none for this dimension)" in t
-        for t in by_dimension["Specialist_object_scene_consistency"]
-    )
+    texts = [text_of(r) for r in backbone.calls("specialist")]
+    assert any("object_teleportation: a region" in t for t in texts)
+    for text in texts:
+        hints = text.split("hints, not verdicts):\n", 1)[1]
+        assert hints.startswith("(for physical_plausibility, visual_quality)\n")
 
 
 def test_observer_frames_are_the_windows_sampled_frames(teleport):
     clip, instruction, truth = teleport
     backbone = scripted_world(truth)
     run(clip, instruction, backbone)
-    observer_calls = backbone.calls("observer")
-    # window 1's observer is shown window 0 first, as context: the pair its segment would send
-    assert [r.images for r in observer_calls] == [16, 32]
-    first, second = (r.messages[1].parts for r in observer_calls)
-    assert second[: len(first) - 1] == first[:-1]  # window 0's frames, byte for byte, first
-    texts = [p.text for p in first if hasattr(p, "text")]
+    # one observer call sees the pair of windows its segment examines, and answers for each
+    (observer_call,) = backbone.calls("observer")
+    assert observer_call.images == 32
+    parts = observer_call.messages[1].parts
+    texts = [p.text for p in parts if hasattr(p, "text")]
     # header, one time label per frame, then the role's task text last
-    assert texts[1] == "t=0.00s" and texts[-2] == "t=3.70s"
-    assert texts[-1].startswith("Your role: the observer")
-    task = second[-1].text
-    assert "window 1 (4.00-8.00 s)" in task and "window 0 (0.00-4.00 s)" in task
-    assert "shown first only as context: describe and time what happens from 4.00 s on" in task
-    assert "context" not in first[-1].text
+    assert texts[1] == "t=0.00s" and texts[16] == "t=3.70s" and texts[17] == "t=4.00s"
+    task = texts[-1]
+    assert task.startswith(
+        "Your role: the observer. The frames above show window 0 (0.00-4.00 s) and "
+        "window 1 (4.00-8.00 s). For each window"
+    )
+    assert observer_call.json_schema["properties"]["windows"]["minItems"] == 2
+    # each subtask has a window of its own here: the first window's segment sends its frames,
+    # byte for byte, as a prefix of the observer's
+    (segment_call,) = [r for r in backbone.calls("specialist") if "Segment: seg0" in text_of(r)]
+    assert segment_call.messages[1].parts[:-1] == parts[:33]
 
 
-def test_without_observer_context_each_observer_sees_its_own_window(teleport):
+def test_without_observer_pairs_each_observer_sees_its_own_window(teleport):
     clip, instruction, truth = teleport
     backbone = scripted_world(truth)
-    run(clip, instruction, backbone, observer_context=False)
+    run(clip, instruction, backbone, observer_pairs=False)
     assert [r.images for r in backbone.calls("observer")] == [16, 16]
 
 
@@ -131,11 +130,11 @@ def test_unparseable_observer_output_loses_only_its_windows(teleport):
     assert report.flags[0] == "partial"
     assert report.assessment.incomplete == ["window 0", "window 1"]
     assert [e.type for e in report.events] == ["object_teleportation"]  # the rest is kept
-    assert len(report.problems) == 2 and all(
-        p.startswith("observer (window") for p in report.problems
-    )
-    assert calls_by_role(backbone)["observer"] == 2 * 3  # 1 + 2 retries per window
-    assert report.manifest.failed_requests == 6
+    assert report.problems == [
+        "observer (window 0 and window 1): no JSON object found in the reply"
+    ]
+    assert calls_by_role(backbone)["observer"] == 3  # 1 + 2 retries for the pair
+    assert report.manifest.failed_requests == 3
 
 
 def test_no_diagnosis_call_parsing_gives_an_empty_report_flagged_parse_failed(teleport):
@@ -197,9 +196,9 @@ def test_second_identical_run_makes_no_backbone_calls(teleport, tmp_path, monkey
     first = run(clip, instruction, first_backbone, use_cache=True)
     second_backbone = scripted_world(truth)
     second = run(clip, instruction, second_backbone, use_cache=True)
-    assert len(first_backbone.requests) == 13
+    assert len(first_backbone.requests) == 7
     assert second_backbone.requests == []
-    assert second.manifest.calls == {} and second.manifest.cache_hits == 13
+    assert second.manifest.calls == {} and second.manifest.cache_hits == 7
     assert [e.model_dump() for e in second.events] == [e.model_dump() for e in first.events]
 
 
@@ -274,8 +273,8 @@ def test_requests_share_their_prefix_system_then_frames_then_task(teleport):
 
     specialists = [r for r in seeing if r.role == "specialist"]
     by_frames = Counter(frames_part(r) for r in specialists)
-    assert sorted(by_frames.values()) == [3, 3]  # top-3 dimensions of each segment, same frames
-    first_window = frames_part(backbone.calls("observer")[0])
-    assert any(f[: len(first_window)] == first_window for f in by_frames)  # observer is a prefix
+    assert sorted(by_frames.values()) == [1, 1]  # one call per segment, each its own frames
+    observed = frames_part(backbone.calls("observer")[0])
+    assert any(observed[: len(f)] == f for f in by_frames)  # a segment's frames: a prefix
     (critic,) = backbone.calls("critic")
     assert frames_part(critic) in by_frames

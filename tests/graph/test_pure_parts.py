@@ -6,7 +6,7 @@ import pytest
 
 from gaze.agents.critic import Verdict, merge, temporal_iou, verify
 from gaze.agents.router import route
-from gaze.graph.observing import context_window
+from gaze.graph.observing import observer_groups
 from gaze.graph.segments import align_segments, split_span
 from gaze.settings.context import GazeContext
 from gaze.video.windows import Window
@@ -64,20 +64,28 @@ def _window(index: int, frames: int = 16) -> Window:
     return Window(index, 4.0 * index, 4.0 * index + 4, list(range(frames)), [0.0] * frames)
 
 
-def test_every_second_window_is_observed_after_the_one_before_it():
-    earlier = {0: _window(0), 1: _window(1), 2: _window(2)}
+def _indices(groups) -> list[tuple[int, ...]]:
+    return [tuple(w.index for w in g) for g in groups]
+
+
+def test_observers_see_the_pairs_segments_examine():
+    windows = [_window(i) for i in range(5)]
     ctx = GazeContext()
-    assert context_window(_window(1), earlier, ctx) == earlier[0]
-    assert context_window(_window(3), earlier, ctx) == earlier[2]
-    assert context_window(_window(0), earlier, ctx) is None
-    assert context_window(_window(2), earlier, ctx) is None  # pairs start on even windows
-    assert context_window(_window(5), earlier, ctx) is None  # window 4 never came
-    assert context_window(_window(1), earlier, GazeContext(observer_context=False)) is None
+    assert _indices(observer_groups(windows, ctx)) == [(0, 1), (2, 3), (4,)]
+    # pairs start on even windows: a window without its partner is seen alone
+    assert _indices(observer_groups(windows[1:4], ctx)) == [(1,), (2, 3)]
+    assert _indices(observer_groups(windows, GazeContext(observer_pairs=False))) == [
+        (i,) for i in range(5)
+    ]
     # the pair must fit one call, and be a segment gaze would make
-    assert context_window(_window(1), earlier, GazeContext(max_frames_per_call=31)) is None
-    assert context_window(_window(1), earlier, GazeContext(max_segment_windows=3)) is None
+    too_many = GazeContext(max_frames_per_call=31)
+    assert _indices(observer_groups(windows[:2], too_many)) == [(0,), (1,)]
+    assert _indices(observer_groups(windows[:2], GazeContext(max_segment_windows=3))) == [
+        (0,),
+        (1,),
+    ]
     grids = GazeContext(grid=True, max_frames_per_call=2)  # each window sent as one image
-    assert context_window(_window(1), earlier, grids) == earlier[0]
+    assert _indices(observer_groups(windows[:2], grids)) == [(0, 1)]
 
 
 def hyp(i: int, kind: str, start: float, end: float, objects=("block",), conf=0.8, dim=None):

@@ -44,7 +44,7 @@ def test_a_server_failing_every_new_request_once_still_gives_a_whole_report(
     report = Report.model_validate_json(proc.stdout)
     assert "partial" not in report.flags and "parse_failed" not in report.flags
     assert report.manifest.failed_requests * 2 == len(work)  # each request failed exactly once
-    assert report.manifest.calls["observer"] == 2 * 6  # six windows, every one retried once
+    assert report.manifest.calls["observer"] == 2 * 3  # six windows in pairs, each retried once
 
 
 def test_a_rate_limited_server_gets_fewer_requests_at_once_instead_of_failing_the_clip(
@@ -114,4 +114,4 @@ def test_one_endpoint_of_a_pool_dying_mid_run_loses_nothing(long_clip, tmp_path)
     assert proc.returncode == 0, proc.stderr
     report = Report.model_validate_json(proc.stdout)
     assert "partial" not in report.flags
-    assert served_alive > 0 and report.manifest.calls["observer"] >= 6
+    assert served_alive > 0 and report.manifest.calls["observer"] >= 3  # six windows in pairs

@@ -65,7 +65,7 @@ def test_a_runs_transcript_holds_every_request_the_server_saw_in_order(forge_dir
     roles = [x["role"] for x in exchanges]
     assert roles[:2] == ["grounding", "grounding"] and "critic" in roles and "observer" in roles
     labels = {x["label"] for x in exchanges if x["role"] == "observer"}
-    assert "window 0 (0.00-4.00 s)" in labels
+    assert "window 0 (0.00-4.00 s) and window 1 (4.00-8.00 s)" in labels
     assert PLANTED not in path.read_text() and PLANTED not in proc.stderr + proc.stdout
 
 

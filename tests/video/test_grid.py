@@ -45,7 +45,7 @@ def test_grid_mode_sends_one_image_per_window_and_records_it(forge_dir, forge_ro
         observers = [
             s.body
             for s in clip_work(server.seen)
-            if s.body["response_format"]["json_schema"]["name"] == "WindowObservation"
+            if s.body["response_format"]["json_schema"]["name"] == "WindowObservations"
         ]
     captured = capsys.readouterr()
     assert code == 0, captured.err
@@ -55,6 +55,6 @@ def test_grid_mode_sends_one_image_per_window_and_records_it(forge_dir, forge_ro
             p for m in body["messages"] if isinstance(m["content"], list) for p in m["content"]
         ]
         images.append(sum(p["type"] == "image_url" for p in parts))
-    # one grid per window; window 1's observer sees window 0's grid first, as context
-    assert sorted(images) == [1, 2]
+    # one grid per window; one observer call sees the pair of windows
+    assert sorted(images) == [2]
     assert '"grid": true' in captured.out
