@@ -23,6 +23,7 @@ REPEATABLE = {"--base-url"}
 """Options given once per value; the context field holds the values separated by spaces."""
 RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "--concurrency": ("concurrency", click.IntRange(1, 256)),
+    "--frames-in-flight": ("frames_in_flight", click.IntRange(1, 100_000)),
     "--endpoint-concurrency": ("endpoint_concurrency", click.IntRange(0, 1024)),
     "--temperature": ("temperature", click.FloatRange(0, 2)),
     "--max-retries": ("max_retries", click.IntRange(0, 10)),

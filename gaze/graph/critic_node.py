@@ -28,7 +28,7 @@ from gaze.graph.state import (
 from gaze.models.structured import Structured
 from gaze.schema.records import record_of
 from gaze.settings.context import GazeContext, diagnosing
-from gaze.video.store import window_frames
+from gaze.video.store import window_frame_count, window_frames
 
 PIXEL_CONFIDENCE = 0.5
 """Prior confidence of a pixel-evidence hypothesis (the critic's verdict replaces it)."""
@@ -93,7 +93,9 @@ async def critic(state: State, runtime: Runtime[GazeContext]) -> Update:
         segment_id: str, group: list[Hypothesis]
     ) -> tuple[str, list[Hypothesis], Structured[critic_agent.CriticOutput]]:
         segment = segments[segment_id]
-        async with svc.frames_gate:
+        async with svc.frames_gate.hold(
+            min(window_frame_count(clip, segment["windows"]), ctx.max_frames_per_call)
+        ):
             frames = subsample(window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
             result = await critic_agent.criticise(
                 svc.caller,

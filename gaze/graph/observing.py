@@ -84,7 +84,8 @@ async def observe_windows(
     async def one(group: tuple[Window, ...]) -> dict[str, Any]:
         refs = [window_ref(w) for w in group]
         known = await asyncio.shield(memory)
-        async with svc.frames_gate:  # frames are read only when the call may go out
+        count = sum(1 if ctx.grid else len(w.frame_indices) for w in group)
+        async with svc.frames_gate.hold(count):  # frames are read only when they may go out
             frames = [f for w in group for f in svc.clips.frames(video, w)]
             result = await observer.observe_windows(
                 svc.caller, instruction, refs, frames, known, ctx.max_retries

@@ -19,6 +19,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gaze.graph.frame_budget import FrameBudget
 from gaze.models import defaults
 from gaze.models.caller import Caller
 from gaze.pixels.measure import PIXEL_PASS
@@ -53,11 +54,10 @@ class RunServices:
     sampling: SamplingSettings
     clips: ClipStore
     owns_caller: bool = True
-    frames_gate: asyncio.Semaphore = field(
-        default_factory=lambda: asyncio.Semaphore(defaults.CONCURRENCY)
-    )
-    """Calls holding their frames at once: a long clip's hundreds of calls do not all load
-    their images before the request limit lets them go (memory stays bounded)."""
+    frames_gate: FrameBudget = field(default_factory=lambda: FrameBudget(defaults.FRAMES_IN_FLIGHT))
+    """Frames the run's calls hold at once (``gaze.graph.frame_budget``): a long clip's hundreds
+    of calls do not all load their images before the request limit lets them go, and its memory
+    stays that of a short clip's."""
     early: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
     """Work started before the graph ran (``gaze.graph.early``): grounding calls by memory
     kind, and the observers."""
@@ -110,7 +110,7 @@ def open_run(
         sampling=sampling,
         clips=clips or clip_store(ctx),
         owns_caller=caller is None if owns_caller is None else owns_caller,
-        frames_gate=asyncio.Semaphore(ctx.concurrency),
+        frames_gate=FrameBudget(ctx.frames_in_flight),
     )
     _open[run_id] = services
     return services

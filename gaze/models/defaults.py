@@ -23,3 +23,6 @@ MAX_REPLY_CHARS = 262_144
 MAX_FRAMES_PER_CALL = 32
 """Most frames one request carries: a specialist's or critic's segment, a judge's clip, a
 progress chunk, and what a local vLLM engine is built to accept."""
+FRAMES_IN_FLIGHT = 512
+"""Most frames a run's calls hold at once (16 calls of 32 frames): what bounds a long clip's
+memory, since a request in flight holds its frames."""

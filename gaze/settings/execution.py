@@ -25,6 +25,14 @@ class Execution:
         default=model_defaults.CONCURRENCY,
         metadata=describe("Most backbone requests in flight at once."),
     )
+    frames_in_flight: int = field(
+        default=model_defaults.FRAMES_IN_FLIGHT,
+        metadata=describe(
+            "Most frames a run's calls hold at once (a request in flight holds its frames): "
+            "what bounds a long clip's memory. Raise it when a server with many slots waits "
+            "on a single long clip."
+        ),
+    )
     use_cache: bool = field(
         default=True,
         metadata=describe("Answer repeated calls from the response cache (GAZE_CACHE_DIR)."),

@@ -14,9 +14,11 @@ from typing import Any, Protocol, overload
 
 import numpy as np
 
-MEMORY_BUDGET_BYTES = 96 * 2**20
-"""Frames kept in memory per store before the rest spill to disk (about two minutes of 720p
-analysis thumbnails, or 1,600 sampled JPEGs)."""
+MEMORY_BUDGET_BYTES = 32 * 2**20
+"""Frames kept in memory per store before the rest spill to disk: about 40 s of 720p analysis
+thumbnails, or 350-1,000 sampled JPEGs (1.5-4 minutes at 4 fps). At 96 MB a 10-minute clip
+held 72 MB more than a 1-minute one in each of the decoding child and the parent; the spill
+file is read back through the page cache."""
 
 
 class Frames(Protocol):

@@ -233,3 +233,12 @@ def window_frames(clip: DecodedClip, window_indices: list[int]) -> list[tuple[fl
         if window.index in window_indices:
             out += frames_of(window, clip.jpegs, clip.grids.get(window.index))
     return out
+
+
+def window_frame_count(clip: DecodedClip, window_indices: list[int]) -> int:
+    """How many images ``window_frames`` gives for those windows, without reading them."""
+    return sum(
+        1 if window.index in clip.grids else len(window.frame_indices)
+        for window in clip.windows
+        if window.index in window_indices
+    )
