@@ -1,6 +1,8 @@
 """Clips per minute of `gaze bench run` against one model server and against a fleet of three,
 each a stand-in OpenAI-compatible server on 127.0.0.1 that serves ``--capacity`` requests at
-once and takes ``--latency`` seconds per request (a GPU server's batch, in miniature).
+once and takes ``--latency`` seconds per request (a GPU server's batch, in miniature), beside
+what the servers could do at most: their slots / latency, in clips per minute at the requests
+per clip the run made (``ratio``: how full gaze kept them, start and end of the run included).
 
     python bench/fleet_throughput.py [--clips 8] [--latency 0.5] [--capacity 4]
 
@@ -44,8 +46,10 @@ def limited(latency: float, capacity: int) -> Any:
     return respond
 
 
-def clips_per_minute(manifest: Path, out: Path, urls: list[str], extra: list[str]) -> float:
-    """Clips done per minute of wall time by one `gaze bench run` against ``urls``."""
+def clips_per_minute(
+    manifest: Path, out: Path, urls: list[str], extra: list[str]
+) -> tuple[float, float]:
+    """(clips done per minute of wall time, requests per clip) of one `gaze bench run`."""
     args = ["bench", "run", str(manifest), "--out", str(out), "--model", "openai:bench"]
     args += ["--no-cache", *extra]
     for url in urls:
@@ -56,7 +60,8 @@ def clips_per_minute(manifest: Path, out: Path, urls: list[str], extra: list[str
     wall = time.perf_counter() - started
     if code != 0:
         raise SystemExit(f"bench run failed: {err.getvalue()[-400:]}")
-    return json.loads((out / "run.json").read_text())["done"] / wall * 60
+    summary = json.loads((out / "run.json").read_text())
+    return summary["done"] / wall * 60, summary["calls"] / max(1, summary["done"])
 
 
 def main(argv: list[str]) -> None:
@@ -77,12 +82,18 @@ def main(argv: list[str]) -> None:
             f"{args.clips} forge clips of 8 s; each server: {args.capacity} requests at once, "
             f"{args.latency:g} s each; {args.clips} clips in flight"
         )
-        print("| servers | clips/min |")
-        print("|---:|---:|")
+        print("| servers | clips/min | requests/clip | servers' most clips/min | ratio |")
+        print("|---:|---:|---:|---:|---:|")
         for count in (1, 3):
             extra = ["--clips-in-flight", str(args.clips), "--concurrency", "64"]
-            rate = clips_per_minute(manifest, Path(tmp) / f"run{count}", urls[:count], extra)
-            print(f"| {count} | {rate:.1f} |", flush=True)
+            rate, per_clip = clips_per_minute(
+                manifest, Path(tmp) / f"run{count}", urls[:count], extra
+            )
+            most = count * args.capacity / args.latency * 60 / per_clip
+            print(
+                f"| {count} | {rate:.1f} | {per_clip:.1f} | {most:.1f} | {rate / most:.2f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

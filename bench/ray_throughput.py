@@ -46,14 +46,14 @@ def main(argv: list[str]) -> None:
             print("| executor | workers | clips/min |")
             print("|---|---:|---:|")
             widest = 2 * args.per_worker
-            local = clips_per_minute(
+            local, _ = clips_per_minute(
                 manifest, Path(tmp) / "local", [url], ["--clips-in-flight", str(widest)]
             )
             print(f"| local | - | {local:.1f} |", flush=True)
             for workers in (1, 2):
                 extra = ["--executor", "ray", "--ray-workers", str(workers)]
                 extra += ["--clips-in-flight", str(args.per_worker)]
-                rate = clips_per_minute(manifest, Path(tmp) / f"ray{workers}", [url], extra)
+                rate, _ = clips_per_minute(manifest, Path(tmp) / f"ray{workers}", [url], extra)
                 print(f"| ray | {workers} | {rate:.1f} |", flush=True)
         finally:
             ray.shutdown()
