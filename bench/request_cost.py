@@ -56,8 +56,21 @@ from gaze.models.scripted import minimal_instance  # noqa: E402
 from tests.standin import StandIn, chat_reply, minimal_chat  # noqa: E402
 
 PATCH = 28
+ROBOGAZE_CALLS = {10.0: 7.1, 30.0: 14.2}
+"""RoboGaze's published calls per clip: 7.1 for clips under 10 s, 14.2 for clips over 30 s."""
 HOSTED_USD_PER_MTOK = 2.50
 """Input price used for the cost column (a common hosted vision model's list price, 2025)."""
+
+
+def against_robogaze(requests: int, duration_s: float) -> str:
+    """Requests over RoboGaze's published calls for a clip of that length: under 10 s against
+    7.1, from 30 s on against its figure for clips over 30 s; "-" between, which it does not
+    report."""
+    if duration_s < 10:
+        return f"{requests / ROBOGAZE_CALLS[10.0]:.2f}"
+    if duration_s >= 30:
+        return f"{requests / ROBOGAZE_CALLS[30.0]:.2f}"
+    return "-"
 
 
 def image_tokens(data_url: str) -> tuple[int, int]:
@@ -181,10 +194,11 @@ def main(argv: list[str]) -> None:
     if settings:
         print(f"gaze diagnose settings: {' '.join(settings)}")
     print(
-        "| replies | layout | clip s | requests | images | distinct | image MB | image tokens "
-        "| shared prefix | unshared image tokens | image $ at $2.50/Mtok | transcript KB |"
+        "| replies | layout | clip s | requests | requests / RoboGaze's | images | distinct "
+        "| image MB | image tokens | shared prefix | unshared image tokens "
+        "| image $ at $2.50/Mtok | transcript KB |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         plan = [(r, la, d) for r in args.replies for d in args.durations for la in args.layouts]
         for replies, layout, duration in plan:
@@ -209,7 +223,8 @@ def main(argv: list[str]) -> None:
             m = measure(bodies)
             dollars = m["image_tokens"] * HOSTED_USD_PER_MTOK / 1e6
             print(
-                f"| {replies} | {layout} | {duration:g} | {m['requests']} | {m['images']} | "
+                f"| {replies} | {layout} | {duration:g} | {m['requests']} | "
+                f"{against_robogaze(m['requests'], duration)} | {m['images']} | "
                 f"{m['distinct']} | "
                 f"{m['image_mb']:.1f} | {m['image_tokens']:,} | {m['shared_fraction']:.2f} | "
                 f"{m['unshared_tokens']:,} | {dollars:.3f} | "
