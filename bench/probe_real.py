@@ -10,8 +10,8 @@ The shared clips come without annotations. ``--labels`` holds the failures we fo
 looking, frame by frame, at what the pixel default reported on the untouched clips (each with
 what was seen, by whom and when): they are the clips' known failures, kept in every variant's
 truth as ``gaze probe`` does with a manifest's events, so a reported event counts as a false
-alarm only where it matches none of them. Only reported events were reviewed: a failure the
-pixel default does not report is in no label.
+alarm only where it matches none of them. Beyond the clips where something was found, only
+reported events were reviewed: a failure the pixel default does not report is in no label.
 
 Targets (issue 36): detection >= 0.90 for freeze, stutter, glitch and corruption, >= 0.80 for
 vanish, appear and jump, at most one false alarm per 20 untouched clips.

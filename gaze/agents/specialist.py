@@ -99,8 +99,9 @@ def mend_segment(data: Any, dimensions: Sequence[str]) -> Any:
         return data
     book = load_codebook().codebook
     for dimension in dimensions:
-        names = [t.name for t in book.dimension(dimension).types]
-        data[dimension] = mend(data.get(dimension), names)
+        if dimension in data:  # a part left out is for validation to name
+            names = [t.name for t in book.dimension(dimension).types]
+            data[dimension] = mend(data[dimension], names)
     return data
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from gaze.agents import critic as critic_agent
-from gaze.agents.common import subsample
+from gaze.graph.frame_budget import held_frames
 from gaze.graph.services import services
 from gaze.graph.state import (
     CheckedHypothesis,
@@ -28,7 +28,6 @@ from gaze.graph.state import (
 from gaze.models.structured import Structured
 from gaze.schema.records import record_of
 from gaze.settings.context import GazeContext, diagnosing
-from gaze.video.store import window_frame_count, window_frames
 
 PIXEL_CONFIDENCE = 0.5
 """Prior confidence of a pixel-evidence hypothesis (the critic's verdict replaces it)."""
@@ -93,10 +92,8 @@ async def critic(state: State, runtime: Runtime[GazeContext]) -> Update:
         segment_id: str, group: list[Hypothesis]
     ) -> tuple[str, list[Hypothesis], Structured[critic_agent.CriticOutput]]:
         segment = segments[segment_id]
-        async with svc.frames_gate.hold(
-            min(window_frame_count(clip, segment["windows"]), ctx.max_frames_per_call)
-        ):
-            frames = subsample(window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
+        held = held_frames(svc.frames_gate, clip, segment["windows"], ctx.max_frames_per_call)
+        async with held as frames:
             result = await critic_agent.criticise(
                 svc.caller,
                 instruction=state["instruction"],

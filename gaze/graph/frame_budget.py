@@ -11,6 +11,10 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+from gaze.agents.common import subsample
+from gaze.video.clip import DecodedClip
+from gaze.video.store import window_frame_count, window_frames
+
 
 class FrameBudget:
     """A weighted semaphore over frames; one call may take more than the budget when nothing
@@ -35,3 +39,13 @@ class FrameBudget:
             async with changed:
                 self.held -= count
                 changed.notify_all()
+
+
+@contextlib.asynccontextmanager
+async def held_frames(
+    budget: FrameBudget, clip: DecodedClip, window_indices: list[int], limit: int
+) -> AsyncIterator[list[tuple[float, bytes]]]:
+    """The windows' frames, at most ``limit`` spread evenly (a segment's call), read once the
+    budget has room for them and held until the block ends."""
+    async with budget.hold(min(window_frame_count(clip, window_indices), limit)):
+        yield subsample(window_frames(clip, window_indices), limit)

@@ -181,7 +181,8 @@ async def route(state: State, runtime: Runtime[GazeContext]) -> Update:
         return {
             "routes": [Route(segment_id=s["id"], dimensions=every, scores={}) for s in segments]
         }
-    caller = (await services(runtime)).caller
+    if not segments:
+        return {"routes": [], "prompts": ["router"]}
     texts = [
         (
             segment,
@@ -191,24 +192,18 @@ async def route(state: State, runtime: Runtime[GazeContext]) -> Update:
         )
         for segment in segments
     ]
-    result = (
-        await router.score_segments(caller, state["instruction"], texts, ctx.max_retries)
-        if segments
-        else None
-    )
-    answered = (
-        {s.segment_id: s for s in result.value.segments}
-        if result is not None and result.value is not None
-        else {}
-    )  # every segment, when the call answered (``router.read_scores``)
+    caller = (await services(runtime)).caller
+    result = await router.score_segments(caller, state["instruction"], texts, ctx.max_retries)
+    # every segment, when the call answered (``router.read_scores``)
+    answered = {s.segment_id: s for s in result.value.segments} if result.value is not None else {}
     routes: list[Route] = []
     for segment in segments:
         given = answered.get(segment["id"])
         scores = router.scores_of(given) if given is not None else {}
         chosen = router.route(scores, ctx.top_k) if given is not None else []
         routes.append(Route(segment_id=segment["id"], scores=scores, dimensions=chosen))
-    usage = result.records if result is not None else []
-    failures = failure("router", result, "clip") if result is not None else []
+    usage = result.records
+    failures = failure("router", result, "clip")
     not_assessed = [
         f"{s['id']}/router (no dimension examined)" for s in segments if s["id"] not in answered
     ]

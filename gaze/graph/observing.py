@@ -40,17 +40,21 @@ def empty_observation(window: WindowRef) -> Observation:
     )
 
 
+def pairing(ctx: GazeContext) -> bool:
+    """Whether observers see windows in pairs: asked for, and segments are pairs of windows
+    (``GazeContext.observer_pairs``)."""
+    return ctx.observer_pairs and ctx.max_segment_windows == 2
+
+
 def pairable(first: Window | None, second: Window | None, ctx: GazeContext) -> bool:
     """Whether one observer call sees ``first`` and ``second`` together: an even window and
-    the next one, when segments are pairs of windows and both fit one call
-    (``GazeContext.observer_pairs``). A segment of that pair sends the same frames in the same
-    order, so they are a prefix it shares with this call."""
-    if first is None or second is None or not ctx.observer_pairs:
+    the next one, when observers see pairs and both fit one call. A segment of that pair sends
+    the same frames in the same order, so they are a prefix it shares with this call."""
+    if first is None or second is None or not pairing(ctx):
         return False
-    if ctx.max_segment_windows != 2 or first.index % 2 or second.index != first.index + 1:
+    if first.index % 2 or second.index != first.index + 1:
         return False
-    images = 2 if ctx.grid else len(first.frame_indices) + len(second.frame_indices)
-    return images <= ctx.max_frames_per_call  # a grid is one image a window
+    return first.images(ctx.grid) + second.images(ctx.grid) <= ctx.max_frames_per_call
 
 
 def observer_groups(windows: Sequence[Window], ctx: GazeContext) -> list[tuple[Window, ...]]:
@@ -84,7 +88,7 @@ async def observe_windows(
     async def one(group: tuple[Window, ...]) -> dict[str, Any]:
         refs = [window_ref(w) for w in group]
         known = await asyncio.shield(memory)
-        count = sum(1 if ctx.grid else len(w.frame_indices) for w in group)
+        count = sum(w.images(ctx.grid) for w in group)
         async with svc.frames_gate.hold(count):  # frames are read only when they may go out
             frames = [f for w in group for f in svc.clips.frames(video, w)]
             result = await observer.observe_windows(
@@ -125,7 +129,7 @@ async def observe_windows(
                 continue
             if first is not None:
                 start((first,))
-            if ctx.observer_pairs and ctx.max_segment_windows == 2 and window.index % 2 == 0:
+            if pairing(ctx) and window.index % 2 == 0:
                 held[window.index] = window
             else:
                 start((window,))

@@ -7,11 +7,10 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from gaze.agents import specialist
-from gaze.agents.common import subsample
+from gaze.graph.frame_budget import held_frames
 from gaze.graph.services import services
 from gaze.graph.state import Failure, Hypothesis, SpecialistTask, Update, failure
 from gaze.settings.context import GazeContext
-from gaze.video.store import window_frame_count, window_frames
 
 
 async def run_specialist(task: SpecialistTask, runtime: Runtime[GazeContext]) -> Update:
@@ -21,10 +20,8 @@ async def run_specialist(task: SpecialistTask, runtime: Runtime[GazeContext]) ->
     clip = await svc.clips.decoded(task["video"])
     segment = task["segment"]
     dimensions = task["dimensions"]
-    async with svc.frames_gate.hold(
-        min(window_frame_count(clip, segment["windows"]), ctx.max_frames_per_call)
-    ):
-        frames = subsample(window_frames(clip, segment["windows"]), ctx.max_frames_per_call)
+    held = held_frames(svc.frames_gate, clip, segment["windows"], ctx.max_frames_per_call)
+    async with held as frames:
         result = await specialist.examine(
             svc.caller,
             dimensions=dimensions,

@@ -238,7 +238,7 @@ def window_frames(clip: DecodedClip, window_indices: list[int]) -> list[tuple[fl
 def window_frame_count(clip: DecodedClip, window_indices: list[int]) -> int:
     """How many images ``window_frames`` gives for those windows, without reading them."""
     return sum(
-        1 if window.index in clip.grids else len(window.frame_indices)
+        window.images(window.index in clip.grids)
         for window in clip.windows
         if window.index in window_indices
     )

@@ -66,6 +66,10 @@ class Window:
     frame_indices: list[int] = field(default_factory=list)
     timestamps_s: list[float] = field(default_factory=list)
 
+    def images(self, grid: bool) -> int:
+        """How many images a call is sent for this window: its frames, or one grid."""
+        return 1 if grid else len(self.frame_indices)
+
 
 def target_times(duration_s: float, settings: SamplingSettings) -> list[float]:
     """Sampling instants 0, dt, 2dt, ... strictly before the clip ends."""
