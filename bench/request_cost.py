@@ -5,6 +5,14 @@ prefix caching or hosted prompt caching can reuse) -- and the image tokens outsi
 (what a server with a prefix cache computes, and a hosted cache bills in full), and the size of
 the clip's transcript (`--transcript`: every exchange, frames as references).
 
+The stand-in also works as a server with a per-token prefix cache (``tests.prefix_cache``: blocks
+of 16 tokens keyed by their hash chain, an LRU of ``--cache-tokens``, as vLLM's automatic prefix
+caching) and reports cached tokens in its usage, as vLLM and OpenAI do. ``server uncached image
+tokens`` is what that cache computed of the clip's image tokens: the figure a real cache gives,
+beside the bench's own estimate from whole parts (``unshared image tokens``). ``report $`` is the
+report's own cost line at ``--price`` per million input tokens and ``--cached-price`` per
+million cached ones (from the tokens the server reported cached).
+
     python bench/request_cost.py [--durations 8 30 60] [--layouts frames grid]
                                  [--replies minimal findings subtasks]
                                  [--settings "--window-s 12 ..."]
@@ -34,6 +42,7 @@ import hashlib
 import io
 import json
 import math
+import os
 import re
 import shlex
 import sys
@@ -53,6 +62,7 @@ from graph_latency import served  # noqa: E402
 from gaze.bench.forge import forge_clip  # noqa: E402
 from gaze.cli.main import run  # noqa: E402
 from gaze.models.scripted import minimal_instance  # noqa: E402
+from tests.prefix_cache import CAPACITY_TOKENS, PrefixCache  # noqa: E402
 from tests.standin import StandIn, chat_reply, minimal_chat  # noqa: E402
 
 PATCH = 28
@@ -189,17 +199,29 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--settings", default="", help="further gaze diagnose options, one quoted string"
     )
+    parser.add_argument("--cache-tokens", type=int, default=CAPACITY_TOKENS)
+    parser.add_argument("--price", type=float, default=HOSTED_USD_PER_MTOK)
+    parser.add_argument("--cached-price", type=float, default=HOSTED_USD_PER_MTOK / 10)
     args = parser.parse_args(argv)
     settings = shlex.split(args.settings)
     if settings:
         print(f"gaze diagnose settings: {' '.join(settings)}")
     print(
+        f"server prefix cache: {args.cache_tokens:,} tokens; report $ at ${args.price:g} per "
+        f"million input tokens, ${args.cached_price:g} cached"
+    )
+    print(
         "| replies | layout | clip s | requests | requests / RoboGaze's | images | distinct "
         "| image MB | image tokens | shared prefix | unshared image tokens "
+        "| server uncached image tokens | server cached input | report $ "
         "| image $ at $2.50/Mtok | transcript KB |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
+        prices = Path(tmp) / "prices.json"
+        price = {"input": args.price, "cached_input": args.cached_price, "output": 0.0}
+        prices.write_text(json.dumps({"models": {"openai:m": price}}))
+        os.environ["GAZE_PRICES"] = str(prices)
         plan = [(r, la, d) for r in args.replies for d in args.durations for la in args.layouts]
         for replies, layout, duration in plan:
             clip = Path(tmp) / f"clip{duration:g}.mp4"
@@ -207,7 +229,8 @@ def main(argv: list[str]) -> None:
                 forge_clip(clip, seed=5, failures=["object_teleportation"], duration_s=duration)
             chats = {"minimal": minimal_chat, "subtasks": subtask_chat}
             responder = chats.get(replies, served(0.0))
-            with StandIn(responder=responder) as server:
+            cache = PrefixCache(args.cache_tokens)
+            with StandIn(responder=cache.responder(responder)) as server:
                 argv_ = ["diagnose", str(clip), "-i", "put the block on the plate", "--json"]
                 argv_ += ["--model", "openai:m", "--base-url", server.url + "/v1", "--no-cache"]
                 transcript = Path(tmp) / "transcript.jsonl"
@@ -215,19 +238,24 @@ def main(argv: list[str]) -> None:
                 argv_ += ["--transcript", str(transcript)]
                 argv_ += ["--grid"] if layout == "grid" else []
                 argv_ += settings
-                with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+                with redirect_stdout(io.StringIO()) as out, redirect_stderr(io.StringIO()):
                     code = run(argv_)
                 bodies = [s.body for s in server.seen]
             if code != 0:
                 raise SystemExit(f"gaze diagnose failed on the {duration:g} s clip")
             m = measure(bodies)
+            work = [s for s in cache.served if s.schema != "Probe"]
+            uncached = sum(s.uncached_image_tokens for s in work)
+            cached_share = sum(s.cached for s in work) / max(1, sum(s.tokens for s in work))
+            report_usd = json.loads(out.getvalue())["manifest"]["cost_usd"]
             dollars = m["image_tokens"] * HOSTED_USD_PER_MTOK / 1e6
             print(
                 f"| {replies} | {layout} | {duration:g} | {m['requests']} | "
                 f"{against_robogaze(m['requests'], duration)} | {m['images']} | "
                 f"{m['distinct']} | "
                 f"{m['image_mb']:.1f} | {m['image_tokens']:,} | {m['shared_fraction']:.2f} | "
-                f"{m['unshared_tokens']:,} | {dollars:.3f} | "
+                f"{m['unshared_tokens']:,} | {uncached:,} | {cached_share:.2f} | "
+                f"{report_usd:.4f} | {dollars:.3f} | "
                 f"{transcript.stat().st_size / 1024:.0f} |",
                 flush=True,
             )
