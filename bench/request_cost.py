@@ -161,8 +161,8 @@ def subtask_chat(body: Any) -> Any:
         return minimal_chat(body)
     spec = body["response_format"]["json_schema"]
     reply = minimal_instance(spec["schema"])
-    if spec["name"] == "TaskMemory":
-        reply["subtasks"] = [
+    if spec["name"] == "Grounding":
+        reply["task"]["subtasks"] = [
             {
                 "id": f"s{i}",
                 "description": "x",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -52,17 +52,42 @@ class SceneMemory(BaseModel):
     uncertainty: list[str]
 
 
-MEMORIES: dict[str, tuple[str, type[TaskMemory] | type[SceneMemory]]] = {
+class Grounding(BaseModel):
+    """Both memories from one call (a run that wants both asks once)."""
+
+    model_config = ConfigDict(extra="forbid")
+    task: TaskMemory
+    """The objective and its ordered subtasks."""
+    scene: SceneMemory
+    """The initial scene as later agents need it."""
+
+
+GroundingKind = Literal["task", "scene", "both"]
+
+MEMORIES: dict[GroundingKind, tuple[str, type[TaskMemory | SceneMemory | Grounding]]] = {
     "task": ("ground_task", TaskMemory),
     "scene": ("ground_scene", SceneMemory),
+    "both": ("ground", Grounding),
 }
-"""Memory kind -> (prompt id, output model)."""
+"""What a grounding call gives -> (prompt id, output model)."""
+
+
+def memory_of(value: BaseModel | None, kind: Literal["task", "scene"]) -> BaseModel | None:
+    """The ``kind`` memory in a grounding call's answer (None: not in it, or no answer)."""
+    if isinstance(value, Grounding):
+        return value.task if kind == "task" else value.scene
+    return value if isinstance(value, TaskMemory if kind == "task" else SceneMemory) else None
 
 
 async def ground(
-    caller: Caller, kind: str, instruction: str, initial: tuple[float, bytes], max_retries: int
+    caller: Caller,
+    kind: GroundingKind,
+    instruction: str,
+    initial: tuple[float, bytes],
+    max_retries: int,
 ) -> Structured[Any]:
-    """Task or scene memory from the instruction and the initial scene image."""
+    """Task memory, scene memory or both, from the instruction and the initial scene image."""
     prompt_id, output = MEMORIES[kind]
     messages = frames_then_task([initial], load_prompt(prompt_id).render(instruction=instruction))
-    return await ask(caller, "grounding", messages, output, max_retries=max_retries, label=kind)
+    label = "task and scene" if kind == "both" else kind
+    return await ask(caller, "grounding", messages, output, max_retries=max_retries, label=label)

@@ -32,6 +32,7 @@ RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "--window-s": ("window_s", click.FloatRange(0.5, 60)),
     "--max-side": ("max_side", click.IntRange(64, 4096)),
     "--max-frames-per-call": ("max_frames_per_call", click.IntRange(1, 256)),
+    "--max-segment-windows": ("max_segment_windows", click.IntRange(1, 16)),
     "--jpeg-quality": ("jpeg_quality", click.IntRange(1, 100)),
     "--image-detail": ("image_detail", click.Choice(["auto", "low", "high"])),
     "--frames-per-window": ("frames_per_window", click.IntRange(1, 64)),
@@ -47,7 +48,7 @@ SWITCHES: dict[str, str] = {
     "--no-scene-memory": "use_scene_memory",
     "--no-router": "use_router",
     "--no-critic": "use_critic",
-    "--no-observer-pairs": "observer_pairs",
+    "--no-segment-observers": "segment_observers",
     "--no-cache": "use_cache",
 }
 

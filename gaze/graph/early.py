@@ -1,12 +1,13 @@
 """Work that starts before the graph does.
 
-Both grounding calls depend only on the instruction and the initial scene, and they begin every
-clip's critical path; decoding and the pixel pass depend only on the video, and each window's
-observer only on its frames and the task memory. ``gaze.diagnose`` starts the decoding before
-the SDK clients are built and the rest as soon as the run's services exist -- while the graph
-module (LangGraph and its dependencies, the largest import of a run) is still loading -- and the
-nodes take the results instead of doing the work again. A graph run nobody prepared (LangGraph
-Studio) does the same work in its nodes. Nothing here imports LangGraph.
+The grounding call (one for both memories) depends only on the instruction and the initial
+scene, and it begins every clip's critical path; decoding and the pixel pass depend only on the
+video, and each observer call only on its windows' frames and the task memory. ``gaze.diagnose``
+starts the decoding before the SDK clients are built and the rest as soon as the run's services
+exist -- while the graph module (LangGraph and its dependencies, the largest import of a run) is
+still loading -- and the nodes take the results instead of doing the work again. A graph run
+nobody prepared (LangGraph Studio) does the same work in its nodes. Nothing here imports
+LangGraph.
 """
 
 from __future__ import annotations
@@ -31,8 +32,16 @@ MemoryKind = Literal["task", "scene"]
 
 
 def wants_memory(ctx: GazeContext, kind: MemoryKind) -> bool:
-    """Whether a run asks for this grounding call at all."""
+    """Whether a run asks for this memory at all."""
     return diagnosing(ctx) and bool(getattr(ctx, f"use_{kind}_memory"))
+
+
+def grounding_kind(ctx: GazeContext) -> grounding.GroundingKind | None:
+    """What the run's one grounding call gives: both memories, one, or no call at all."""
+    task, scene = wants_memory(ctx, "task"), wants_memory(ctx, "scene")
+    if task and scene:
+        return "both"
+    return "task" if task else "scene" if scene else None
 
 
 def _read_image(path: str, max_side: int) -> bytes:
@@ -53,42 +62,46 @@ async def initial_scene(inputs: Mapping[str, Any], svc: RunServices) -> tuple[fl
 
 
 async def ground(
-    kind: MemoryKind, inputs: Mapping[str, Any], svc: RunServices, ctx: GazeContext
+    kind: grounding.GroundingKind, inputs: Mapping[str, Any], svc: RunServices, ctx: GazeContext
 ) -> Structured[Any]:
-    """One grounding call: the ``kind`` memory from the instruction and the initial scene."""
+    """The grounding call: the memories ``kind`` names, from the instruction and the initial
+    scene."""
     scene = await initial_scene(inputs, svc)
     return await grounding.ground(svc.caller, kind, inputs["instruction"], scene, ctx.max_retries)
 
 
 def start_early(inputs: Mapping[str, Any], svc: RunServices, ctx: GazeContext) -> None:
-    """Start the run's grounding calls and observers now; the nodes collect them. The caller
+    """Start the run's grounding call and observers now; the nodes collect them. The caller
     has started the clip's decoding (and pixel pass) with the run's store, before the SDK
     clients were built (``gaze.api``)."""
-    for kind in ("task", "scene"):
-        if wants_memory(ctx, kind):
-            svc.early[kind] = asyncio.ensure_future(ground(kind, inputs, svc, ctx))
+    kind = grounding_kind(ctx)
+    if kind is not None:
+        svc.early["grounding"] = asyncio.ensure_future(ground(kind, inputs, svc, ctx))
     if diagnosing(ctx):
-        task = svc.early.get("task")
+        call = svc.early.get("grounding") if wants_memory(ctx, "task") else None
         svc.early["observe"] = asyncio.ensure_future(
-            observe_windows(svc, ctx, inputs["instruction"], inputs["video"], task_memory_of(task))
+            observe_windows(svc, ctx, inputs["instruction"], inputs["video"], task_memory_of(call))
         )
 
 
-async def task_memory_of(grounding: asyncio.Future[Any] | None) -> TaskMemoryRecord | None:
-    """The task memory a grounding call gave, as the ``ground_task`` node records it."""
-    if grounding is None:
+async def task_memory_of(call: asyncio.Future[Any] | None) -> TaskMemoryRecord | None:
+    """The task memory the grounding call gave, as the ``ground_task`` node records it."""
+    if call is None:
         return None
-    result: Structured[Any] = await asyncio.shield(grounding)
-    return record_of(result.value, TaskMemoryRecord) if result.value else None
+    result: Structured[Any] = await asyncio.shield(call)
+    memory = grounding.memory_of(result.value, "task")
+    return record_of(memory, TaskMemoryRecord) if memory is not None else None
 
 
 async def grounded(
-    kind: MemoryKind, inputs: Mapping[str, Any], svc: RunServices, ctx: GazeContext
-) -> Structured[Any]:
-    """The ``kind`` grounding of this run: the call started early if there is one, else a new
-    call."""
-    started = svc.early.pop(kind, None)
-    if started is not None:
-        result: Structured[Any] = await started
-        return result
-    return await ground(kind, inputs, svc, ctx)
+    inputs: Mapping[str, Any], svc: RunServices, ctx: GazeContext
+) -> tuple[grounding.GroundingKind, Structured[Any]]:
+    """The run's grounding call and what it gives: the call started early, else one started by
+    whichever grounding node asks first (both nodes read the one call)."""
+    kind = grounding_kind(ctx)
+    assert kind is not None  # a node asks only when its memory is wanted
+    call = svc.early.get("grounding")
+    if call is None:
+        call = svc.early["grounding"] = asyncio.ensure_future(ground(kind, inputs, svc, ctx))
+    result: Structured[Any] = await asyncio.shield(call)
+    return kind, result

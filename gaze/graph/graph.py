@@ -3,9 +3,11 @@ names (compiled without a checkpointer: the LangGraph server brings its own).
 
     START -> start_run (empties the clip state a reused thread kept), then at once
     load_clip (decode: metadata, windows)    and    ground_task, ground_scene
+      (two nodes reading one call that gives both memories)
     (or, with no model configured: start_run -> pixel_default -> END, the pixel report)
     load_clip -> pixels (pixel evidence, beside the observers)
-    ground_task -> observe (one call per pair of windows, as soon as their frames are encoded)
+    ground_task -> observe (one call per segment's windows, a pair by default, as soon as their
+      frames are encoded)
     observe + ground_scene + load_clip -> align -> (+ pixels) route -> specialist
       (one call per segment, for the dimensions routed to it)
       -> critic (verifies specialist and pixel hypotheses, merges) -> review -> report

@@ -75,19 +75,23 @@ async def pixels(state: State, runtime: Runtime[GazeContext]) -> Update:
 async def _ground(
     kind: Literal["task", "scene"], state: State, runtime: Runtime[GazeContext]
 ) -> tuple[BaseModel | None, Update]:
-    """(the memory, or None, and the bookkeeping fields of the update)."""
+    """(the memory, or None, and the bookkeeping fields of the update). One call gives both
+    memories; the task node records its usage, prompt and failure, once."""
     ctx = runtime.context
     if not wants_memory(ctx, kind):
         return None, {}
     check_instruction(state["instruction"])
-    result = await grounded(kind, state, await services(runtime), ctx)
-    memory = result.value
-    return memory, {
+    called, result = await grounded(state, await services(runtime), ctx)
+    memory = grounding.memory_of(result.value, kind)
+    accounts = called == kind or (called == "both" and kind == "task")
+    what = "task and scene memory" if called == "both" else f"{kind} memory"
+    bookkeeping: Update = {
         "usage": result.records,
-        "prompts": [grounding.MEMORIES[kind][0]],
-        "failures": failure("grounding", result, f"{kind} memory"),
-        "not_assessed": [] if memory is not None else [f"{kind} memory"],
+        "prompts": [grounding.MEMORIES[called][0]],
+        "failures": failure("grounding", result, what),
     }
+    not_assessed = [] if memory is not None else [f"{kind} memory"]
+    return memory, {**(bookkeeping if accounts else {}), "not_assessed": not_assessed}
 
 
 async def ground_task(state: State, runtime: Runtime[GazeContext]) -> Update:

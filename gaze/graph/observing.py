@@ -1,4 +1,4 @@
-"""The observers: one call per pair of windows (the pair a two-window segment examines), each
+"""The observers: one call per group of windows a segment examines (pairs by default), each
 started as soon as its windows' frames are encoded and the task memory exists -- not when the
 whole clip is decoded.
 
@@ -40,37 +40,40 @@ def empty_observation(window: WindowRef) -> Observation:
     )
 
 
-def pairing(ctx: GazeContext) -> bool:
-    """Whether observers see windows in pairs: asked for, and segments are pairs of windows
-    (``GazeContext.observer_pairs``)."""
-    return ctx.observer_pairs and ctx.max_segment_windows == 2
+def group_size(ctx: GazeContext) -> int:
+    """Windows one observer call sees: the windows a segment examines (``max_segment_windows``)
+    when observers see segments (``GazeContext.segment_observers``), else one."""
+    return max(1, ctx.max_segment_windows) if ctx.segment_observers else 1
 
 
-def pairable(first: Window | None, second: Window | None, ctx: GazeContext) -> bool:
-    """Whether one observer call sees ``first`` and ``second`` together: an even window and
-    the next one, when observers see pairs and both fit one call. A segment of that pair sends
-    the same frames in the same order, so they are a prefix it shares with this call."""
-    if first is None or second is None or not pairing(ctx):
-        return False
-    if first.index % 2 or second.index != first.index + 1:
-        return False
-    return first.images(ctx.grid) + second.images(ctx.grid) <= ctx.max_frames_per_call
+def same_group(last: Window, window: Window, size: int) -> bool:
+    """Whether ``window`` joins the group ``last`` is in: the next window, same group."""
+    return window.index == last.index + 1 and window.index // size == last.index // size
+
+
+def calls_for(run: Sequence[Window], ctx: GazeContext) -> list[tuple[Window, ...]]:
+    """The observer calls for consecutive windows of one group: one call for them all when
+    there are several and their images fit one call, else one call each. The segment of such a
+    group sends the same frames in the same order, a prefix a server's cache holds already."""
+    images = sum(w.images(ctx.grid) for w in run)
+    if len(run) > 1 and images <= ctx.max_frames_per_call:
+        return [tuple(run)]
+    return [(w,) for w in run]
 
 
 def observer_groups(windows: Sequence[Window], ctx: GazeContext) -> list[tuple[Window, ...]]:
-    """The windows each observer call sees, in time order (pure): pairs where ``pairable``,
-    the others alone."""
-    by_index = {w.index: w for w in windows}
-    groups: list[tuple[Window, ...]] = []
+    """The windows each observer call sees, in time order (pure): windows group by their index
+    over ``group_size`` (so groups start where ``gaze.graph.segments.split_span`` starts
+    segments), consecutive ones together (``calls_for``)."""
+    size = group_size(ctx)
+    runs: list[list[Window]] = []
     for window in windows:
-        if pairable(by_index.get(window.index - 1), window, ctx):
-            continue  # seen with the window before it
-        after = by_index.get(window.index + 1)
-        if after is not None and pairable(window, after, ctx):
-            groups.append((window, after))
+        last = runs[-1][-1] if runs else None
+        if last is not None and same_group(last, window, size):
+            runs[-1].append(window)
         else:
-            groups.append((window,))
-    return groups
+            runs.append([window])
+    return [call for run in runs for call in calls_for(run, ctx)]
 
 
 async def observe_windows(
@@ -121,18 +124,18 @@ async def observe_windows(
         return call
 
     try:
-        held: dict[int, Window] = {}  # even windows waiting for the next one
+        size = group_size(ctx)
+        held: list[Window] = []  # the windows of a group still waiting for the rest of it
         async for window in svc.clips.windows(video):
-            first = held.pop(window.index - 1, None)
-            if first is not None and pairable(first, window, ctx):
-                start((first, window))
-                continue
-            if first is not None:
-                start((first,))
-            if pairing(ctx) and window.index % 2 == 0:
-                held[window.index] = window
-            else:
-                start((window,))
+            if held and not same_group(held[-1], window, size):
+                for group in calls_for(held, ctx):
+                    start(group)
+                held = []
+            held.append(window)
+            if window.index % size == size - 1:
+                for group in calls_for(held, ctx):
+                    start(group)
+                held = []
         clip = await svc.clips.decoded(video)
         kept = []
         for group in observer_groups(clip.windows, ctx):

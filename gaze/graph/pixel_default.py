@@ -17,7 +17,8 @@ from gaze.schema.inputs import clip_input
 from gaze.settings.context import GazeContext, check_pixel_default, has_model
 
 MODEL_ENTRY = ["load_clip", "ground_task", "ground_scene"]
-"""Where a run with a model starts: decoding and both grounding calls at once."""
+"""Where a run with a model starts: decoding and grounding at once (both memories from one
+call)."""
 PIXEL_ENTRY = "pixel_default"
 
 

@@ -3,7 +3,7 @@
 A subtask's segment spans the windows in which the observer saw it under way, completed or
 failed. Windows no subtask claims form segments of their own, so no part of the clip goes
 unexamined. Long segments are split so one specialist call never sees too many frames, on the
-window pairs the observers saw together where that costs no extra segment.
+groups of windows the observers saw together where that costs no extra segment.
 """
 
 from __future__ import annotations
@@ -26,10 +26,9 @@ def _runs(indices: Sequence[int]) -> list[list[int]]:
 
 def split_span(span: Sequence[int], size: int) -> list[list[int]]:
     """Consecutive window indices in chunks of at most ``size``: chunks start at multiples of
-    ``size`` when that makes no more chunks than counting from the span's first window. Pairs
-    that start on an even window are the pairs the observers saw together
-    (``gaze.graph.observing.pairable``), so their frames are a prefix a server's cache
-    holds already."""
+    ``size`` when that makes no more chunks than counting from the span's first window. Those
+    are the groups of windows the observers saw together (``gaze.graph.observing``), so their
+    frames are a prefix a server's cache holds already."""
     if not span:
         return []
     plain = [list(span[i : i + size]) for i in range(0, len(span), size)]

@@ -67,9 +67,9 @@ class RetryPolicy:
         return rng.uniform(ceiling / 2, ceiling)
 
 
-AHEAD_OF_CHECK = 2
-"""Requests a backbone is sent while its start-up check is still running (the two grounding
-calls that begin every clip); later ones wait for the check. This takes the check off a clip's
+AHEAD_OF_CHECK = 1
+"""Requests a backbone is sent while its start-up check is still running (the grounding call
+that begins every clip); later ones wait for the check. This takes the check off a clip's
 critical path and bounds what a misconfigured endpoint is sent before the check's one line."""
 
 Check = Callable[[Backbone, str], Any]

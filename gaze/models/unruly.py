@@ -94,8 +94,9 @@ class UnrulyBackbone:
         return json.dumps(minimal_instance(request.json_schema or {}))
 
     def _grounding(self, request: ModelRequest, case: int, retry: bool) -> str:
-        if request.schema_name == "TaskMemory":
-            body = {
+        body = minimal_instance(request.json_schema or {})
+        if request.schema_name in ("TaskMemory", "Grounding"):
+            task = {
                 "objective": "carry out the instruction",
                 "subtasks": [
                     {
@@ -108,8 +109,7 @@ class UnrulyBackbone:
                     }
                 ],
             }
-        else:
-            body = minimal_instance(request.json_schema or {})
+            body = {**body, "task": task} if request.schema_name == "Grounding" else task
         text = json.dumps(body)
         if case == 0 and not retry:
             return text[: len(text) // 2]  # cut off mid-way, as a reply at max_tokens is

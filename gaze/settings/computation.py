@@ -146,13 +146,13 @@ class Computation:
         default=2,
         metadata=describe("Longest segment, in windows; longer subtask spans are split."),
     )
-    observer_pairs: bool = field(
+    segment_observers: bool = field(
         default=True,
         metadata=describe(
-            "One observer call sees two windows, the pair a two-window segment examines, and "
-            "answers for each: half the observer calls, and the segment's specialist call sends "
-            "the same frames in the same order, a prefix a server's cache already holds. Off: "
-            "one call per window."
+            "One observer call sees the windows a segment examines (max_segment_windows, when "
+            "their frames fit max_frames_per_call) and answers for each: fewer observer calls, "
+            "and the segment's specialist call sends the same frames in the same order, a "
+            "prefix a server's cache already holds. Off: one call per window."
         ),
     )
     max_frames_per_call: int = field(

@@ -112,10 +112,10 @@ def test_openai_provider_end_to_end_over_http(forge_dir, forge_rows, capsys):
         bodies = [seen.body for seen in clip_work(server.seen)]
     assert report.events == [] and report.flags == []
     assert names.count("Probe") == 2  # the start-up checks: one image, and 32
-    # only the two grounding calls go out while they run: the observers wait for them
+    # only the grounding call goes out while they run: the observers wait for it
     last_probe = max(i for i, name in enumerate(names) if name == "Probe")
     assert last_probe < names.index("WindowObservations")
-    assert {"TaskMemory", "SceneMemory", "WindowObservations", "RouterOutput"} <= set(names)
+    assert {"Grounding", "WindowObservations", "RouterOutput"} <= set(names)
     assert all(b["model"] == "vision-test" and b["temperature"] == 0.0 for b in bodies)
     assert report.manifest.models["observer"] == "openai:vision-test"
     assert report.manifest.input_tokens == 11 * len(bodies)  # the stand-in's usage

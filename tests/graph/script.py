@@ -49,28 +49,36 @@ class World:
         return getattr(self, request.role)(request)
 
     def grounding(self, request: ModelRequest) -> Any:
+        if request.schema_name == "Grounding":
+            return {"task": self.task_memory(), "scene": self.scene_memory()}
         if request.schema_name == "TaskMemory":
-            return {
-                "objective": "the block ends on the plate",
-                "subtasks": [
-                    {
-                        "id": "s1",
-                        "description": "grasp the block",
-                        "objects": ["block"],
-                        "target_state": "block in gripper",
-                        "expected_outcome": "block lifted",
-                        "completion_criterion": "block above the table",
-                    },
-                    {
-                        "id": "s2",
-                        "description": "place the block on the plate",
-                        "objects": ["block", "plate"],
-                        "target_state": "block on plate",
-                        "expected_outcome": "block rests on plate",
-                        "completion_criterion": "gripper open above plate",
-                    },
-                ],
-            }
+            return self.task_memory()
+        return self.scene_memory()
+
+    def task_memory(self) -> Any:
+        return {
+            "objective": "the block ends on the plate",
+            "subtasks": [
+                {
+                    "id": "s1",
+                    "description": "grasp the block",
+                    "objects": ["block"],
+                    "target_state": "block in gripper",
+                    "expected_outcome": "block lifted",
+                    "completion_criterion": "block above the table",
+                },
+                {
+                    "id": "s2",
+                    "description": "place the block on the plate",
+                    "objects": ["block", "plate"],
+                    "target_state": "block on plate",
+                    "expected_outcome": "block rests on plate",
+                    "completion_criterion": "gripper open above plate",
+                },
+            ],
+        }
+
+    def scene_memory(self) -> Any:
         return {
             "workspace": "table, fixed side camera",
             "objects": [{"name": "red block", "attributes": "small cube", "location": "left"}],

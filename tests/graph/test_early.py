@@ -49,10 +49,12 @@ def test_grounding_is_asked_once_and_before_the_graph_runs(forge_dir, forge_rows
     row = forge_rows["clean"]
     backbone, report = _diagnose(forge_dir / row.video, row.instruction, respond)
     asked = Counter(r.schema_name for r in backbone.requests)
-    assert asked["TaskMemory"] == 1 and asked["SceneMemory"] == 1  # not asked again by nodes
-    assert {"SceneMemory", "TaskMemory"} <= set(asked_before_graph)  # observers may follow
-    assert report.manifest.calls["grounding"] == 2  # counted once, in the report
-    assert "task memory" not in report.assessment.not_assessed
+    # one call gives both memories, and the nodes do not ask again
+    assert asked["Grounding"] == 1 and asked["TaskMemory"] == asked["SceneMemory"] == 0
+    assert "Grounding" in asked_before_graph  # observers may follow
+    assert report.manifest.calls["grounding"] == 1  # counted once, in the report
+    assert [p.id for p in report.manifest.prompts].count("ground") == 1
+    assert not {"task memory", "scene memory"} & set(report.assessment.not_assessed)
 
 
 def test_an_ablated_memory_is_not_asked_early(forge_dir, forge_rows):
@@ -64,7 +66,15 @@ def test_an_ablated_memory_is_not_asked_early(forge_dir, forge_rows):
         use_scene_memory=False,
     )
     asked = Counter(r.schema_name for r in backbone.requests)
-    assert asked["TaskMemory"] == 1 and asked["SceneMemory"] == 0
+    assert asked["TaskMemory"] == 1 and asked["SceneMemory"] == asked["Grounding"] == 0
+    _, report = _diagnose(
+        forge_dir / row.video,
+        row.instruction,
+        lambda r: minimal_instance(r.json_schema),
+        use_task_memory=False,
+    )
+    assert report.manifest.calls["grounding"] == 1
+    assert [p.id for p in report.manifest.prompts if p.id.startswith("ground")] == ["ground_scene"]
 
 
 def test_observers_start_before_the_graph_loads(forge_dir, forge_rows, monkeypatch):
@@ -164,7 +174,7 @@ def test_the_graph_module_loads_once_the_first_requests_are_handed_over(
     )
     # LangGraph's import competes for the interpreter with the SDK's work on the first requests
     assert len(asked_when_loading) == 1
-    assert {"TaskMemory", "SceneMemory"} <= set(asked_when_loading[0])
+    assert "Grounding" in asked_when_loading[0]
 
 
 def test_the_graph_loads_without_waiting_when_nothing_started_early_or_it_is_loaded(monkeypatch):

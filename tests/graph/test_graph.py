@@ -57,7 +57,7 @@ def test_full_graph_verifies_merges_and_reports(teleport):
     # two subtasks in two windows -> two segments; one router call keeps the top 3 dimensions
     # of each, and one specialist call per segment covers all three
     assert calls_by_role(backbone) == {
-        "grounding": 2,
+        "grounding": 1,
         "observer": 1,
         "router": 1,
         "specialist": 2,
@@ -71,7 +71,7 @@ def test_full_graph_verifies_merges_and_reports(teleport):
     manifest = report.manifest
     assert manifest.calls == {
         "critic": 1,
-        "grounding": 2,
+        "grounding": 1,
         "observer": 1,
         "router": 1,
         "specialist": 2,
@@ -116,10 +116,10 @@ def test_observer_frames_are_the_windows_sampled_frames(teleport):
     assert segment_call.messages[1].parts[:-1] == parts[:33]
 
 
-def test_without_observer_pairs_each_observer_sees_its_own_window(teleport):
+def test_without_segment_observers_each_observer_sees_its_own_window(teleport):
     clip, instruction, truth = teleport
     backbone = scripted_world(truth)
-    run(clip, instruction, backbone, observer_pairs=False)
+    run(clip, instruction, backbone, segment_observers=False)
     assert [r.images for r in backbone.calls("observer")] == [16, 16]
 
 
@@ -196,9 +196,9 @@ def test_second_identical_run_makes_no_backbone_calls(teleport, tmp_path, monkey
     first = run(clip, instruction, first_backbone, use_cache=True)
     second_backbone = scripted_world(truth)
     second = run(clip, instruction, second_backbone, use_cache=True)
-    assert len(first_backbone.requests) == 7
+    assert len(first_backbone.requests) == 6
     assert second_backbone.requests == []
-    assert second.manifest.calls == {} and second.manifest.cache_hits == 7
+    assert second.manifest.calls == {} and second.manifest.cache_hits == 6
     assert [e.model_dump() for e in second.events] == [e.model_dump() for e in first.events]
 
 
@@ -278,3 +278,22 @@ def test_requests_share_their_prefix_system_then_frames_then_task(teleport):
     assert any(observed[: len(f)] == f for f in by_frames)  # a segment's frames: a prefix
     (critic,) = backbone.calls("critic")
     assert frames_part(critic) in by_frames
+
+
+def test_observers_see_segments_of_four_windows_whole_when_calls_take_their_frames(tmp_path):
+    """Longer segments at the same 4 frames per second: one observer call per four windows,
+    and each segment's specialist call sends its group's frames, byte for byte, as a prefix."""
+    from gaze.bench.forge import forge_clip
+    from gaze.models.scripted import ScriptedBackbone
+
+    clip = tmp_path / "long.mp4"
+    row = forge_clip(clip, seed=3, failures=[], duration_s=24.0)
+    backbone = ScriptedBackbone(fallback_minimal=True)
+    run(clip, row.instruction, backbone, max_segment_windows=4, max_frames_per_call=64)
+    observers = backbone.calls("observer")
+    assert [r.images for r in observers] == [64, 32]  # windows 0-3, then 4-5
+    specialists = sorted(backbone.calls("specialist"), key=lambda r: r.images, reverse=True)
+    assert [r.images for r in specialists] == [64, 32]
+    for observer, specialist in zip(observers, specialists, strict=True):
+        frames = observer.messages[1].parts[: 1 + 2 * observer.images]
+        assert specialist.messages[1].parts[: len(frames)] == frames

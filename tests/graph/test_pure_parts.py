@@ -68,22 +68,27 @@ def _indices(groups) -> list[tuple[int, ...]]:
     return [tuple(w.index for w in g) for g in groups]
 
 
-def test_observers_see_the_pairs_segments_examine():
+def test_observers_see_the_windows_segments_examine():
     windows = [_window(i) for i in range(5)]
     ctx = GazeContext()
     assert _indices(observer_groups(windows, ctx)) == [(0, 1), (2, 3), (4,)]
     # pairs start on even windows: a window without its partner is seen alone
     assert _indices(observer_groups(windows[1:4], ctx)) == [(1,), (2, 3)]
-    assert _indices(observer_groups(windows, GazeContext(observer_pairs=False))) == [
+    assert _indices(observer_groups(windows, GazeContext(segment_observers=False))) == [
         (i,) for i in range(5)
     ]
-    # the pair must fit one call, and be a segment gaze would make
+    # the group must fit one call
     too_many = GazeContext(max_frames_per_call=31)
     assert _indices(observer_groups(windows[:2], too_many)) == [(0,), (1,)]
-    assert _indices(observer_groups(windows[:2], GazeContext(max_segment_windows=3))) == [
-        (0,),
-        (1,),
-    ]
+    # groups are as long as segments, aligned as split_span aligns them
+    fours = GazeContext(max_segment_windows=4, max_frames_per_call=64)
+    assert _indices(observer_groups(windows, fours)) == [(0, 1, 2, 3), (4,)]
+    assert _indices(observer_groups(windows[2:], fours)) == [(2, 3), (4,)]
+    assert [[w.index for w in g] for g in observer_groups(windows, fours)] == split_span(
+        list(range(5)), 4
+    )
+    threes = GazeContext(max_segment_windows=3)  # 48 frames do not fit 32: each alone
+    assert _indices(observer_groups(windows[:3], threes)) == [(0,), (1,), (2,)]
     grids = GazeContext(grid=True, max_frames_per_call=2)  # each window sent as one image
     assert _indices(observer_groups(windows[:2], grids)) == [(0, 1)]
 

@@ -92,7 +92,7 @@ sys.exit(run(["diagnose", "--demo", "--model", "scripted:auto", "--json"]))
     ("limit", "code", "said"),
     [
         (0, 2, "the response cache at {dir} is not usable"),  # full before it can open
-        (60_000, 0, "cannot write the response cache at {dir}"),  # fills up mid-run
+        (45_000, 0, "cannot write the response cache at {dir}"),  # fills up mid-run
     ],
 )
 def test_a_full_disk_is_named_at_open_and_loses_no_work_mid_run(limit, code, said, tmp_path):

@@ -30,7 +30,7 @@ def test_runs_on_one_thread_each_start_from_an_empty_clip_state(dev_server):
         assert len(state["observations"]) == len(state["windows"]) == 2
         assert len(state["usage"]) == sum(reports[-1]["manifest"]["calls"].values())
     calls = [r["manifest"]["calls"] for r in reports]
-    assert calls[0]["grounding"] == 2 and calls[0]["observer"] == 1  # the demo's 2 windows
+    assert calls[0]["grounding"] == 1 and calls[0]["observer"] == 1  # the demo's 2 windows
     assert calls[0] == calls[1] == calls[2]
     assert [r["events"] for r in reports[1:]] == [reports[0]["events"]] * 2
     history = call(f"{dev_server}/threads/{thread}/history", {"limit": 200})
