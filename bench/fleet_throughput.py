@@ -1,13 +1,31 @@
-"""Clips per minute of `gaze bench run` against one model server and against a fleet of three,
-each a stand-in OpenAI-compatible server on 127.0.0.1 that serves ``--capacity`` requests at
-once and takes ``--latency`` seconds per request (a GPU server's batch, in miniature), beside
-what the servers could do at most: their slots / latency, in clips per minute at the requests
-per clip the run made (``ratio``: how full gaze kept them, start and end of the run included).
+"""Clips per minute of `gaze bench run` against model servers of 4 to 64 slots, beside what the
+servers could do at most: how full gaze keeps them.
 
-    python bench/fleet_throughput.py [--clips 8] [--latency 0.5] [--capacity 4]
+    python bench/fleet_throughput.py [--slots 4 16 64] [--rate 8] [--clips-per-slot 3]
+                                     [--min-clips 48] [--servers 1 3] [--kinds queue 429]
 
-The fleet is given as ``--base-url`` three times: requests are spread sticky by clip, least
-outstanding past a slack, with failover (``gaze.models.pool``).
+Each server is a stand-in OpenAI-compatible server on 127.0.0.1 with ``slots`` requests served
+at once, each taking ``slots / rate`` seconds, so every size serves ``rate`` requests a second
+at most (a GPU server's batch, in miniature; its clips/min at most is ``rate`` over the run's
+requests per clip). Two kinds:
+
+- ``queue``: requests past its slots wait in the server's queue (vLLM past ``max_num_seqs``);
+- ``429``: requests past its slots are refused with 429 and a Retry-After of ``slots / rate``
+  seconds (a hosted API's concurrency limit).
+
+Columns: ``whole run`` is clips done over wall time (start, the first clips' whole chain of
+calls, and the last clips' included); ``steady`` is the servers' work over the middle half of
+the run (from the end of the first quarter of its requests to the end of the third quarter):
+requests served per second there, as clips/min and as the share of the servers' slots busy.
+``queued most`` is the most requests waiting in one server's queue at once (``queue``), and
+``refused`` the refusals per request served (``429``): a server kept full but not flooded has
+a steady share near 1 and few of either. ``requests/clip`` counts the requests served (start-up
+checks included, refusals not); ``partial clips`` the reports that lost a part (a call that
+ran out of retries).
+
+The run has ``clips-per-slot x slots x servers`` clips, at least ``--min-clips`` (8 s forge
+clips, 24 distinct ones repeated under their own ids), all in flight, ``--concurrency`` 256; a
+fleet is given as ``--base-url`` once per server.
 """
 
 from __future__ import annotations
@@ -20,6 +38,7 @@ import tempfile
 import threading
 import time
 from contextlib import ExitStack, redirect_stderr
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,28 +49,62 @@ from graph_latency import served  # noqa: E402
 
 from gaze.bench.forge import forge_set  # noqa: E402
 from gaze.cli.main import run  # noqa: E402
-from tests.standin import Reply, StandIn  # noqa: E402
+from tests.standin import Reply, StandIn, error_reply  # noqa: E402
 
 
-def limited(latency: float, capacity: int) -> Any:
-    """A server that works on ``capacity`` requests at once; the others queue."""
-    answer = served(0.0)
-    slots = threading.Semaphore(capacity)
+@dataclass
+class Slots:
+    """A server's slots and what they did: each served request's (start, end) times."""
 
-    def respond(body: Any) -> Reply:
-        with slots:
-            time.sleep(latency)
-            return answer(body)
+    slots: int
+    latency_s: float
+    refuse: bool
+    served: list[tuple[float, float]] = field(default_factory=list)
+    refused: int = 0
+    waiting: int = 0
+    most_waiting: int = 0
+    _busy: int = 0
+    _lock: threading.Condition = field(default_factory=threading.Condition)
 
-    return respond
+    def __call__(self, body: Any) -> Reply:
+        answer = served(0.0)(body)
+        if not isinstance(body, dict) or "response_format" not in body:
+            return answer
+        with self._lock:
+            if self._busy >= self.slots and self.refuse:
+                self.refused += 1
+                retry = f"{self.latency_s:g}"
+                return error_reply(429, "too many requests", {"retry-after": retry})
+            self.waiting += 1
+            self.most_waiting = max(self.most_waiting, self.waiting - (self.slots - self._busy))
+            while self._busy >= self.slots:
+                self._lock.wait()
+            self.waiting -= 1
+            self._busy += 1
+        start = time.monotonic()
+        time.sleep(self.latency_s)
+        with self._lock:
+            self._busy -= 1
+            self.served.append((start, time.monotonic()))
+            self._lock.notify()
+        return answer
 
 
-def clips_per_minute(
-    manifest: Path, out: Path, urls: list[str], extra: list[str]
-) -> tuple[float, float]:
-    """(clips done per minute of wall time, requests per clip) of one `gaze bench run`."""
+def steady(servers: list[Slots]) -> float:
+    """The share of the servers' slots busy over the middle half of the run's requests."""
+    ends = sorted(end for s in servers for _, end in s.served)
+    if len(ends) < 8:
+        return float("nan")
+    lo, hi = ends[len(ends) // 4], ends[3 * len(ends) // 4]
+    busy = sum(max(0.0, min(end, hi) - max(start, lo)) for s in servers for start, end in s.served)
+    return busy / (sum(s.slots for s in servers) * (hi - lo))
+
+
+def bench_run(manifest: Path, out: Path, urls: list[str]) -> tuple[float, int]:
+    """(clips done per minute of wall time, clips whose report is partial) of one
+    `gaze bench run`."""
     args = ["bench", "run", str(manifest), "--out", str(out), "--model", "openai:bench"]
-    args += ["--no-cache", *extra]
+    args += ["--no-cache", "--clips-in-flight", "1024", "--concurrency", "256"]
     for url in urls:
         args += ["--base-url", url]
     started = time.perf_counter()
@@ -61,39 +114,69 @@ def clips_per_minute(
     if code != 0:
         raise SystemExit(f"bench run failed: {err.getvalue()[-400:]}")
     summary = json.loads((out / "run.json").read_text())
-    return summary["done"] / wall * 60, summary["calls"] / max(1, summary["done"])
+    reports = [json.loads(p.read_text()) for p in (out / "reports").glob("*.json")]
+    partial = sum("partial" in r["flags"] for r in reports)
+    return summary["done"] / wall * 60, partial
+
+
+def repeated(forge: Path, count: int, into: Path) -> Path:
+    """A manifest of ``count`` clips: the forge's clips over and over, each under its own id."""
+    rows = [json.loads(line) for line in (forge / "manifest.jsonl").read_text().splitlines()]
+    lines = []
+    for i in range(count):
+        row = dict(rows[i % len(rows)])
+        row["clip_id"] = f"{row['clip_id']}-{i}"
+        row["video"] = str(forge / row["video"])
+        lines.append(json.dumps(row))
+    into.write_text("\n".join(lines) + "\n")
+    return into
 
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clips", type=int, default=8)
-    parser.add_argument("--latency", type=float, default=0.5)
-    parser.add_argument("--capacity", type=int, default=4)
+    parser.add_argument("--slots", type=int, nargs="+", default=[4, 16, 64])
+    parser.add_argument("--rate", type=float, default=8.0, help="requests/s a server serves")
+    parser.add_argument("--clips-per-slot", type=float, default=3.0)
+    parser.add_argument("--min-clips", type=int, default=48)
+    parser.add_argument("--servers", type=int, nargs="+", default=[1, 3])
+    parser.add_argument("--kinds", nargs="+", choices=["queue", "429"], default=["queue", "429"])
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
-        forge_set(Path(tmp) / "forge", count=args.clips, seed=11)
-        manifest = Path(tmp) / "forge" / "manifest.jsonl"
-        servers = [
-            stack.enter_context(StandIn(responder=limited(args.latency, args.capacity)))
-            for _ in range(3)
-        ]
-        urls = [s.url + "/v1" for s in servers]
-        print(
-            f"{args.clips} forge clips of 8 s; each server: {args.capacity} requests at once, "
-            f"{args.latency:g} s each; {args.clips} clips in flight"
-        )
-        print("| servers | clips/min | requests/clip | servers' most clips/min | ratio |")
-        print("|---:|---:|---:|---:|---:|")
-        for count in (1, 3):
-            extra = ["--clips-in-flight", str(args.clips), "--concurrency", "64"]
-            rate, per_clip = clips_per_minute(
-                manifest, Path(tmp) / f"run{count}", urls[:count], extra
-            )
-            most = count * args.capacity / args.latency * 60 / per_clip
-            print(
-                f"| {count} | {rate:.1f} | {per_clip:.1f} | {most:.1f} | {rate / most:.2f} |",
-                flush=True,
-            )
+    print(
+        f"8 s forge clips; each server serves at most {args.rate:g} requests/s "
+        f"(slots / latency); {args.clips_per_slot:g} clips per slot, all in flight"
+    )
+    print(
+        "| server | slots | servers | clips | requests/clip | most clips/min | whole run "
+        "| steady clips/min | steady share busy | queued most | refused | partial clips |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        forge = Path(tmp) / "forge"
+        forge_set(forge, count=24, seed=11)
+        for kind in args.kinds:
+            for slots in args.slots:
+                for count in args.servers:
+                    clips = max(args.min_clips, round(args.clips_per_slot * slots * count))
+                    manifest = repeated(forge, clips, Path(tmp) / f"m{kind}{slots}{count}.jsonl")
+                    latency = slots / args.rate
+                    servers = [Slots(slots, latency, refuse=kind == "429") for _ in range(count)]
+                    with ExitStack() as stack:
+                        urls = [
+                            stack.enter_context(StandIn(responder=s)).url + "/v1" for s in servers
+                        ]
+                        out = Path(tmp) / f"run-{kind}-{slots}-{count}"
+                        rate, partial = bench_run(manifest, out, urls)
+                    done = sum(len(s.served) for s in servers)
+                    per_clip = done / clips
+                    most = count * args.rate * 60 / per_clip
+                    share = steady(servers)
+                    refused = sum(s.refused for s in servers) / max(1, done)
+                    print(
+                        f"| {kind} | {slots} | {count} | {clips} | {per_clip:.1f} | {most:.1f} "
+                        f"| {rate:.1f} ({rate / most:.2f}) | {share * most:.1f} | {share:.2f} "
+                        f"| {max(s.most_waiting for s in servers)} | {refused:.2f} | {partial} |",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ from gaze.errors import GazeInputError
     "--clips-in-flight",
     "--clips",
     "clips",
-    type=click.IntRange(1, 64),
+    type=click.IntRange(1, 1024),
     default=CLIPS_IN_FLIGHT,
     show_default=True,
     help="Clips worked on at once (--concurrency bounds backbone requests, all clips together; "

@@ -273,7 +273,7 @@ class Caller:
         self, backbone: Backbone, request: ModelRequest, record: CallRecord
     ) -> ModelReply:
         throttle = self.throttle(backbone)
-        sent_in = await throttle.acquire()  # back-pressure first: a waiting request holds no slot
+        await throttle.acquire()  # back-pressure first: a waiting request holds no slot
         outcome: BaseException | None = None
         replied = False
         try:
@@ -301,7 +301,6 @@ class Caller:
             transient = outcome if isinstance(outcome, TransientModelError) else None
             retry_after = None if transient is None else transient.retry_after
             await throttle.release(
-                sent_in,
                 ok=replied,
                 rate_limited=transient is not None and transient.rate_limited,
                 retry_after=None if retry_after is None else min(retry_after, self.retry.max_s),

@@ -7,7 +7,9 @@ A lab serves its model from a fleet of vLLM servers; gaze spreads one run's requ
   calls share stay in one server's prefix cache.
 - **Least outstanding.** The preferred endpoint is used while it carries no more than
   ``STICKY_SLACK`` requests above the least busy one; past that the least busy one is used.
-- **Per-endpoint limits.** An endpoint never carries more than its own concurrency limit.
+- **Per-endpoint limits.** An endpoint never carries more than its own concurrency limit, nor
+  more than it held when it last answered 429 (``gaze.models.throttle.Limit``: it then climbs
+  back slowly), so a server of the fleet that refuses sends its work to the others.
 - **Health and failover.** A transport failure sends the same request on to the next endpoint
   at once (a 429 too, but a 429 never counts against an endpoint's health: it is alive).
   After ``down_after`` failures in a row an endpoint is down: it gets no requests for a
@@ -37,6 +39,7 @@ from gaze.models.protocol import (
     ModelRequest,
     TransientModelError,
 )
+from gaze.models.throttle import Limit
 
 log = logging.getLogger("gaze.pool")
 
@@ -47,6 +50,8 @@ STICKY_SLACK = 16
 """Requests the preferred endpoint may carry above the least busy one before work spills (a
 vLLM server batches this many easily; a per-endpoint limit caps it harder)."""
 
+UNKNOWN = float(1 << 30)
+"""An endpoint's learned limit before its first 429: no bound."""
 COOLDOWN_S = 5.0
 MAX_COOLDOWN_S = 60.0
 
@@ -60,6 +65,8 @@ class Endpoint:
     """The endpoint's public URL (no credentials): logs, stats and routing."""
     limit: int = 0
     """Most requests in flight at this endpoint (0: no limit of its own)."""
+    learned: Limit = field(default_factory=lambda: Limit(UNKNOWN, UNKNOWN))
+    """What the endpoint takes, learned from its 429s (no bound until its first)."""
     outstanding: int = 0
     failures_in_a_row: int = 0
     down_until: float = 0.0
@@ -69,7 +76,8 @@ class Endpoint:
     )
 
     def has_room(self) -> bool:
-        return self.limit <= 0 or self.outstanding < self.limit
+        mine = self.limit <= 0 or self.outstanding < self.limit
+        return mine and self.learned.room(self.outstanding)
 
     def usable(self, now: float) -> bool:
         """Up, or down with its cooldown over (one request may test it)."""
@@ -153,6 +161,7 @@ class EndpointPool:
         async with self._changed:
             endpoint.outstanding -= 1
             if error is None:
+                endpoint.learned.succeeded()
                 if endpoint.failures_in_a_row >= self.down_after:
                     log.warning("endpoint %s is back", endpoint.name)
                 endpoint.failures_in_a_row = 0
@@ -160,9 +169,11 @@ class EndpointPool:
                 endpoint.cooldown_s = COOLDOWN_S
             elif isinstance(error, TransientModelError):
                 endpoint.stats["failed"] += 1
-                # a 429 is an endpoint alive and busy (the caller's throttle slows down): its
-                # health counts only the other failures
-                if not error.rate_limited:
+                # a 429 is an endpoint alive and busy (it takes no more than it held, and the
+                # caller's throttle slows down): its health counts only the other failures
+                if error.rate_limited:
+                    endpoint.learned.refused_with(endpoint.outstanding)
+                else:
                     endpoint.failures_in_a_row += 1
                     if endpoint.failures_in_a_row >= self.down_after:
                         self._mark_down(endpoint, str(error))

@@ -25,9 +25,12 @@ class Server:
     model = "m"
     native_json_schema = True
 
-    def __init__(self, name: str, latency: float = 0.01) -> None:
+    def __init__(self, name: str, latency: float = 0.01, slots: int = 0) -> None:
         self.name = name
         self.latency = latency
+        self.slots = slots
+        """Requests it serves at once; the rest are refused 429 (0: no limit)."""
+        self.refused = 0
         self.down = False
         self.rejects = False
         self.in_flight = 0
@@ -39,6 +42,9 @@ class Server:
             raise TransientModelError(f"cannot reach {self.name}")
         if self.rejects:
             raise ModelCallError("400: bad request")
+        if self.slots and self.in_flight >= self.slots:
+            self.refused += 1
+            raise TransientModelError("429: too many requests", rate_limited=True)
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
@@ -92,6 +98,28 @@ def test_a_busy_endpoint_spills_to_the_least_busy_and_limits_hold():
     asyncio.run(main())
     assert all(s.most_in_flight <= 4 for s in servers)  # per-endpoint limit
     assert all(len(s.served) >= 8 for s in servers)  # spilled over
+
+
+def test_an_endpoint_that_refuses_gets_no_more_than_it_held_and_the_others_take_the_rest():
+    """One clip's requests all prefer one endpoint (sticky, within the slack of 16): a server
+    that takes 2 at once refuses the rest, and from then on is sent at most what it held."""
+    small, large = Server("small", latency=0.05, slots=2), Server("large", latency=0.05)
+    pool = pool_of(small, large)
+    clip = next(f"clip{n}" for n in range(100) if pool_prefers(pool, f"clip{n}") == "small")
+
+    async def main():
+        for _ in range(3):  # rounds of 8 requests of one clip
+            await clip_requests(pool, clip, 8)
+
+    asyncio.run(main())
+    assert small.most_in_flight == 2 and len(small.served) >= 6 and len(large.served) >= 6
+    assert small.refused <= 6  # the first round's burst; then the pool keeps to what it held
+    assert pool.endpoints[0].learned.limit < 3
+
+
+def pool_prefers(pool: EndpointPool, clip: str) -> str:
+    clip_affinity.set(clip)
+    return pool.preference(request())[0].name
 
 
 def test_failover_sends_the_same_request_on_and_a_dead_endpoint_is_taken_out():

@@ -7,38 +7,68 @@ import asyncio
 from gaze.models.throttle import Throttle
 
 
-def test_a_burst_of_429s_halves_the_limit_once_per_round():
+def release(throttle: Throttle, *, ok: bool = True, refused: bool = False, after=None):
+    return throttle.release(ok=ok, rate_limited=refused, retry_after=after)
+
+
+def test_a_burst_of_429s_leaves_the_limit_at_what_the_server_held():
+    """Sixteen sent at once to a server that takes 4: the 12 refusals come back while the 4 are
+    served, and the limit ends at 4 (halving once per round left it at 8, and a server of 4
+    slots then refused 4 of every 8 sent)."""
+
     async def go() -> Throttle:
         throttle = Throttle(16)
-        rounds = [await throttle.acquire() for _ in range(16)]
-        for sent_in in rounds:  # sixteen 429s of requests sent under the same limit
-            await throttle.release(sent_in, ok=False, rate_limited=True, retry_after=None)
+        throttle.limit = 16.0
+        for _ in range(16):
+            await throttle.acquire()
+        for _ in range(12):
+            await release(throttle, ok=False, refused=True)
+        assert throttle.limit == 4 and throttle.resume_at == 0  # others in flight: no hold
+        for _ in range(4):
+            await release(throttle)
         return throttle
 
     throttle = asyncio.run(go())
-    assert throttle.limit == 8 and throttle.slowdowns == 1 and throttle.in_flight == 0
+    assert 4 < throttle.limit < 4.2 and throttle.in_flight == 0
 
 
-def test_successes_climb_back_by_about_one_per_round_up_to_the_ceiling():
-    async def go() -> list[float]:
+def test_a_refusal_of_a_request_sent_under_a_higher_limit_changes_nothing():
+    async def go() -> Throttle:
         throttle = Throttle(4)
-        throttle.limit = 1.0
-        seen = []
-        for _ in range(12):
-            sent_in = await throttle.acquire()
-            await throttle.release(sent_in, ok=True, rate_limited=False, retry_after=None)
+        for _ in range(4):
+            await throttle.acquire()
+        throttle.limit = 2.0  # lowered by a refusal while 4 were in flight
+        await release(throttle, ok=False, refused=True)  # 3 still in flight, above 2
+        return throttle
+
+    throttle = asyncio.run(go())
+    assert throttle.limit == 2 and throttle.slowdowns == 0
+
+
+def test_successes_double_the_limit_each_round_until_a_refusal_then_add_one_per_8_rounds():
+    async def go(refused: bool) -> list[float]:
+        throttle = Throttle(64)
+        throttle.refused = refused
+        seen = [throttle.limit]
+        for _ in range(6):  # rounds: as many requests as the limit, then their replies
+            count = int(throttle.limit)
+            for _ in range(count):
+                await throttle.acquire()
+            for _ in range(count):
+                await release(throttle)
             seen.append(throttle.limit)
         return seen
 
-    seen = asyncio.run(go())
-    assert seen[0] == 2.0 and seen[-1] == 4.0 and max(seen) == 4.0
+    assert asyncio.run(go(False)) == [8, 16, 32, 64, 64, 64, 64]
+    patient = asyncio.run(go(True))
+    assert patient[0] == 8 and 8.1 < patient[1] < 8.2 and 8.6 < patient[-1] < 8.8
 
 
 def test_other_failures_leave_the_limit_alone():
     async def go() -> Throttle:
         throttle = Throttle(8)
-        sent_in = await throttle.acquire()
-        await throttle.release(sent_in, ok=False, rate_limited=False, retry_after=None)
+        await throttle.acquire()
+        await release(throttle, ok=False)
         return throttle
 
     assert asyncio.run(go()).limit == 8
@@ -49,8 +79,8 @@ def test_a_retry_after_holds_new_requests_until_it_has_passed():
 
     async def go() -> list[str]:
         throttle = Throttle(4, clock=lambda: now[0])
-        sent_in = await throttle.acquire()
-        await throttle.release(sent_in, ok=False, rate_limited=True, retry_after=0.2)
+        await throttle.acquire()  # the only request in flight is refused: a quota, not slots
+        await release(throttle, ok=False, refused=True, after=0.2)
         order = []
 
         async def request() -> None:
@@ -74,12 +104,12 @@ def test_the_limit_bounds_requests_in_flight():
 
         async def request() -> None:
             nonlocal in_flight, most
-            sent_in = await throttle.acquire()
+            await throttle.acquire()
             in_flight += 1
             most = max(most, in_flight)
             await asyncio.sleep(0.01)
             in_flight -= 1
-            await throttle.release(sent_in, ok=True, rate_limited=False, retry_after=None)
+            await release(throttle)
 
         await asyncio.gather(*(request() for _ in range(12)))
         return most

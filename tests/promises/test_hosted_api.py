@@ -3,6 +3,8 @@ servers that behave like hosted APIs under load (the real openai SDK, a child pr
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from gaze.schema.report import Report
@@ -116,3 +118,24 @@ def test_one_endpoint_of_a_pool_dying_mid_run_loses_nothing(long_clip, tmp_path)
     report = Report.model_validate_json(proc.stdout)
     assert "partial" not in report.flags
     assert served_alive > 0 and report.manifest.calls["observer"] >= 3  # six windows in pairs
+
+
+def test_a_run_of_many_clips_keeps_a_rate_limited_server_full_without_flooding_it(
+    forge_dir, tmp_path
+):
+    """Every clip of the forge set in flight against a server that takes 4 requests at once
+    and refuses the rest: the limit starts at 8 and falls to what the server holds, so few
+    requests are refused (halving once per round from the concurrency refused about 3 for
+    every 4 served) and nothing is lost."""
+    limit = RateLimited(capacity=4, latency_s=0.2, retry_after_s=0.2)
+    with StandIn(responder=limit) as server:
+        proc = gaze_cli(
+            "bench", "run", str(forge_dir / "manifest.jsonl"), "--out", str(tmp_path / "run"),
+            "--model", "openai:m", "--base-url", server.url + "/v1", "--no-cache",
+            "--clips-in-flight", "64", "--concurrency", "64",
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert summary["done"] == len((forge_dir / "manifest.jsonl").read_text().splitlines())
+    assert limit.max_in_flight <= 4 and limit.served >= 5 * summary["done"]
+    assert limit.refused <= 0.3 * limit.served, (limit.refused, limit.served)
