@@ -51,6 +51,9 @@ from gaze.bench.forge import forge_set  # noqa: E402
 from gaze.cli.main import run  # noqa: E402
 from tests.standin import Reply, StandIn, error_reply  # noqa: E402
 
+ANSWER = served(0.0)
+"""Small valid replies, each specialist proposing one hypothesis (``graph_latency``)."""
+
 
 @dataclass
 class Slots:
@@ -67,7 +70,7 @@ class Slots:
     _lock: threading.Condition = field(default_factory=threading.Condition)
 
     def __call__(self, body: Any) -> Reply:
-        answer = served(0.0)(body)
+        answer = ANSWER(body)
         if not isinstance(body, dict) or "response_format" not in body:
             return answer
         with self._lock:

@@ -37,11 +37,9 @@ with minimal valid JSON. Image tokens are estimated Qwen-VL style (one token per
 from __future__ import annotations
 
 import argparse
-import base64
 import hashlib
 import io
 import json
-import math
 import os
 import re
 import shlex
@@ -51,9 +49,6 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
-import cv2
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.standin, the stand-in
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -62,10 +57,14 @@ from graph_latency import served  # noqa: E402
 from gaze.bench.forge import forge_clip  # noqa: E402
 from gaze.cli.main import run  # noqa: E402
 from gaze.models.scripted import minimal_instance  # noqa: E402
-from tests.prefix_cache import CAPACITY_TOKENS, PrefixCache  # noqa: E402
+from tests.prefix_cache import (  # noqa: E402
+    CAPACITY_TOKENS,
+    PrefixCache,
+    data_url_bytes,
+    image_patches,
+)
 from tests.standin import StandIn, chat_reply, minimal_chat  # noqa: E402
 
-PATCH = 28
 ROBOGAZE_CALLS = {10.0: 7.1, 30.0: 14.2}
 """RoboGaze's published calls per clip: 7.1 for clips under 10 s, 14.2 for clips over 30 s."""
 HOSTED_USD_PER_MTOK = 2.50
@@ -84,11 +83,10 @@ def against_robogaze(requests: int, duration_s: float) -> str:
 
 
 def image_tokens(data_url: str) -> tuple[int, int]:
-    """(estimated tokens, bytes) of a data-URL JPEG."""
-    raw = base64.b64decode(data_url.split(",", 1)[1])
-    image = cv2.imdecode(np.frombuffer(raw, np.uint8), cv2.IMREAD_COLOR)
-    height, width = image.shape[:2]
-    return math.ceil(width / PATCH) * math.ceil(height / PATCH), len(raw)
+    """(estimated tokens, bytes) of a data-URL JPEG: the stand-in server's count, one token per
+    28x28 patch."""
+    raw = data_url_bytes(data_url)
+    return image_patches(raw), len(raw)
 
 
 def flatten(body: dict[str, Any]) -> list[tuple[str, str]]:

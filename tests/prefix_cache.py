@@ -54,9 +54,13 @@ class Served:
         return self.image_tokens - self.cached_image_tokens
 
 
-def image_patches(data_url: str) -> int:
-    """Tokens of a data-URL image: one per 28x28 patch of the image as sent."""
-    raw = base64.b64decode(data_url.split(",", 1)[1])
+def data_url_bytes(data_url: str) -> bytes:
+    """The image a data URL carries, as sent."""
+    return base64.b64decode(data_url.split(",", 1)[1])
+
+
+def image_patches(raw: bytes) -> int:
+    """Tokens of an encoded image: one per 28x28 patch of the image as sent."""
     image = cv2.imdecode(np.frombuffer(raw, np.uint8), cv2.IMREAD_COLOR)
     height, width = image.shape[:2]
     return math.ceil(width / PATCH) * math.ceil(height / PATCH)
@@ -73,7 +77,8 @@ def request_tokens(body: dict[str, Any]) -> list[tuple[str, bool]]:
             if part["type"] == "image_url":
                 url = part["image_url"]["url"]
                 digest = hashlib.sha256(url.encode()).hexdigest()[:16]
-                tokens += [(f"<img {digest} {i}>", True) for i in range(image_patches(url))]
+                patches = image_patches(data_url_bytes(url))
+                tokens += [(f"<img {digest} {i}>", True) for i in range(patches)]
             else:
                 text = part["text"]
                 tokens += [(text[i : i + 4], False) for i in range(0, len(text), 4)]

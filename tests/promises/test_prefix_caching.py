@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from gaze.schema.report import Report
-from tests.prefix_cache import BLOCK, PrefixCache, image_patches, request_tokens
+from tests.prefix_cache import BLOCK, PrefixCache, data_url_bytes, image_patches, request_tokens
 from tests.promises.conftest import gaze_cli
 from tests.standin import StandIn, clip_work, minimal_chat
 
@@ -40,7 +40,7 @@ def test_each_frame_is_computed_once_and_the_cache_is_billed_at_its_price(long_c
         if part["type"] == "image_url"
     }
     assert len(frames) == 24 * 4  # every frame of the 24 s clip at 4 per second
-    once = sum(image_patches(url) for url in frames)
+    once = sum(image_patches(data_url_bytes(url)) for url in frames)
     sent = sum(s.image_tokens for s in served)
     computed = sum(s.uncached_image_tokens for s in served)
     # Each frame computed once; a block that holds a call's last image tokens and its own task
