@@ -9,7 +9,6 @@ chunk's last estimate as context) or pair style (adjacent frames -> signed chang
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Sequence
 from functools import cache
@@ -22,6 +21,7 @@ from gaze.agents.common import frame_parts, subsample
 from gaze.models import defaults
 from gaze.models.caller import Caller, CallRecord
 from gaze.models.protocol import Message
+from gaze.models.settle import all_settled
 from gaze.models.structured import Structured, ask, extract_json
 from gaze.prompts import load_prompt
 from gaze.schema.report import JudgeScore
@@ -247,7 +247,7 @@ async def progress_pairs(
         )
         for a, b in zip(frames, frames[1:], strict=False)
     ]
-    results = await asyncio.gather(*calls)
+    results = await all_settled(*calls)
     records = [r for result in results for r in result.records]
     failed = [r.error for r in results if r.value is None]
     if failed:

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import math
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from gaze.agents.common import frame_parts, subsample
 from gaze.agents.critic import CriticOutput, temporal_iou, verify
 from gaze.models.caller import Caller, CallRecord
 from gaze.models.protocol import Message
+from gaze.models.settle import all_settled
 from gaze.models.structured import ask
 from gaze.prompts import load_prompt
 from gaze.prompts.codebook_text import severity_rubric, type_catalogue
@@ -249,7 +249,7 @@ async def run_baseline(
         return to_events(result.value.failures, clip_end_s), records, problems
     if method == "b2":
         samples = settings.samples or 1
-        results = await asyncio.gather(
+        results = await all_settled(
             *(
                 propose(
                     caller,

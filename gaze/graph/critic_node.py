@@ -6,7 +6,6 @@ run never silently drops what pixels showed: each is accepted or rejected with a
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +24,7 @@ from gaze.graph.state import (
     Update,
     failure,
 )
+from gaze.models.settle import all_settled
 from gaze.models.structured import Structured
 from gaze.schema.records import record_of
 from gaze.settings.context import GazeContext, diagnosing
@@ -106,7 +106,7 @@ async def critic(state: State, runtime: Runtime[GazeContext]) -> Update:
             )
         return segment_id, group, result
 
-    results = await asyncio.gather(*(one(k, g) for k, g in by_segment.items()))
+    results = await all_settled(*(one(k, g) for k, g in by_segment.items()))
     accepted: list[CheckedHypothesis] = []
     rejected: list[CheckedHypothesis] = []
     usage: list[Any] = []

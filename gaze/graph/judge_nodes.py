@@ -15,6 +15,7 @@ from gaze.formats.jsonl import parse_json
 from gaze.graph.services import RunServices, services
 from gaze.graph.state import Failure, JudgeScoreRecord, State, Update
 from gaze.metrics.progress import opd_metrics, process
+from gaze.models.settle import all_settled
 from gaze.schema.inputs import default_clip_id
 from gaze.schema.records import record_of
 from gaze.settings.context import GazeContext
@@ -38,7 +39,7 @@ async def pa_ia(state: State, runtime: Runtime[GazeContext]) -> Update:
     svc = await services(runtime)
     frames, initial = await _frames(state, svc)
     caller = svc.caller
-    (pa, pa_calls, pa_error), (ia, ia_calls, ia_error) = await asyncio.gather(
+    (pa, pa_calls, pa_error), (ia, ia_calls, ia_error) = await all_settled(
         judges.judge_axis(caller, "pa", state["instruction"], frames, initial, ctx.max_retries),
         judges.judge_axis(caller, "ia", state["instruction"], frames, initial, ctx.max_retries),
     )

@@ -15,6 +15,7 @@ from typing import Any
 from gaze.agents import observer
 from gaze.graph.services import ObservedWindows, RunServices
 from gaze.graph.state import Observation, TaskMemoryRecord, Update, WindowRef, failure
+from gaze.models.settle import all_settled
 from gaze.settings.context import GazeContext
 from gaze.video.windows import Window
 
@@ -143,7 +144,7 @@ async def observe_windows(
             if call is None or started != group:  # not handed over, or handed over otherwise
                 call = start(group)
             kept.append(call)
-        done = await asyncio.gather(*kept)
+        done = await all_settled(*kept)
     finally:
         for _, call in calls.values():
             call.cancel()
