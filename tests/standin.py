@@ -46,11 +46,16 @@ class StandIn:
     """``with StandIn() as server:`` ... ``server.url``; queue replies with ``server.push``."""
 
     def __init__(
-        self, default: Reply | None = None, responder: Callable[[Any], Reply] | None = None
+        self,
+        default: Reply | None = None,
+        responder: Callable[[Any], Reply] | None = None,
+        router: Callable[[Seen], Reply | None] | None = None,
     ) -> None:
+        """``router`` answers by method and path first (None: it does not serve that path)."""
         self.replies: deque[Reply] = deque()
         self.default = default
         self.responder = responder
+        self.router = router
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
         outer = self
@@ -63,17 +68,17 @@ class StandIn:
                     body = json.loads(raw) if raw else None
                 except json.JSONDecodeError:
                     body = raw.decode(errors="replace")
+                seen = Seen(
+                    self.command,
+                    self.path,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    body,
+                    raw,
+                )
+                routed = outer.router(seen) if outer.router is not None else None
                 with outer._lock:
-                    outer.seen.append(
-                        Seen(
-                            self.command,
-                            self.path,
-                            {k.lower(): v for k, v in self.headers.items()},
-                            body,
-                            raw,
-                        )
-                    )
-                    reply = outer.replies.popleft() if outer.replies else None
+                    outer.seen.append(seen)
+                    reply = routed or (outer.replies.popleft() if outer.replies else None)
                 if reply is None and outer.responder is not None:
                     reply = outer.responder(body)
                 reply = reply or outer.default

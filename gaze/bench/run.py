@@ -10,7 +10,7 @@ import hashlib
 import json
 import subprocess
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,6 +45,8 @@ class RunSummary:
     done: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    waiting: list[str] = field(default_factory=list)
+    """Clips stopped at a request that went into a batch job (``--batch-api``)."""
 
 
 def git_hash() -> str | None:
@@ -264,12 +266,21 @@ def failure_reason(exc: BaseException) -> str:
     return redact(" ".join(f"{type(exc).__name__}: {exc}".split()))
 
 
+AfterClips = Callable[[RunSummary], Awaitable[dict[str, Any]]]
+"""Work after every clip has run and before ``run.json`` is written; what it returns is
+recorded there under ``executor`` (a batch round submits its jobs here)."""
+
+
 async def execute_run(
     plan: PreparedRun,
     *,
     clip_concurrency: int = CLIPS_IN_FLIGHT,
     on_progress: Progress | None = None,
+    waiting: tuple[type[BaseException], ...] = (),
+    after_clips: AfterClips | None = None,
 ) -> RunSummary:
+    """Every clip of the plan (finished reports are kept, not redone); a clip that raises one
+    of ``waiting`` is neither done nor failed: it goes on in a later run."""
     rows, reports = plan.rows, plan.outdir / "reports"
     caller = plan.caller
     summary = RunSummary()
@@ -295,6 +306,10 @@ async def execute_run(
                 summary.done.append(row.clip_id)
                 if on_progress:
                     on_progress(row.clip_id, report, None)
+            except waiting:
+                summary.waiting.append(row.clip_id)
+                if on_progress:
+                    on_progress(row.clip_id, None, None)
             except ModelConfigError as exc:  # the backbone cannot work for any clip
                 config_error.append(exc)
                 summary.failed[row.clip_id] = redact(str(exc))
@@ -304,8 +319,11 @@ async def execute_run(
                     on_progress(row.clip_id, None, summary.failed[row.clip_id])
 
     finished = False
+    executor = None
     try:
         await asyncio.gather(*(one(row) for row in rows))
+        if after_clips is not None and not config_error:
+            executor = await after_clips(summary)
         finished = True
     finally:
         await caller.aclose()
@@ -326,6 +344,7 @@ async def execute_run(
         started_at=started_at,
         wall_time_s=time.perf_counter() - started,
         endpoints={f"{p.provider}:{p.model}": p.stats() for p in pools.values()},
+        executor=executor,
     )
     return summary
 
@@ -375,6 +394,7 @@ def write_run_manifest(
         "done": len(summary.done),
         "resumed": len(summary.skipped),
         "failed": summary.failed,
+        **({"waiting": len(summary.waiting)} if summary.waiting else {}),
         **totals,
     }
     if plan.selection:

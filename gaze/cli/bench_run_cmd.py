@@ -104,6 +104,21 @@ from gaze.errors import GazeInputError
     show_default=True,
     help="GPUs each Ray worker holds (for --model vllm:MODEL, an in-process engine per worker).",
 )
+@click.option(
+    "--batch-api",
+    is_flag=True,
+    help="Send the calls through the provider's batch API (OpenAI Batch, Gemini batch mode: "
+    "half the price, results within a day). Each run collects what finished, takes every "
+    "clip one stage further and submits what it needs next: run it again until no clip waits.",
+)
+@click.option(
+    "--batch-poll-s",
+    type=click.FloatRange(0),
+    default=0.0,
+    show_default=True,
+    help="With --batch-api: stay and run another round this many seconds after each, until no "
+    "clip waits (0: one round, then return).",
+)
 def run_cmd(
     manifest: Path,
     methods: tuple[str, ...],
@@ -119,6 +134,8 @@ def run_cmd(
     ray_address: str | None,
     ray_workers: int,
     ray_gpus_per_worker: float,
+    batch_api: bool,
+    batch_poll_s: float,
     **options: Any,
 ) -> None:
     """Run a method over every clip of MANIFEST; one report per clip in RUNDIR/reports.
@@ -152,6 +169,10 @@ def run_cmd(
         raise GazeInputError(
             "--ray-address, --ray-workers and --ray-gpus-per-worker need --executor ray"
         )
+    if batch_api and executor == "ray":
+        raise GazeInputError("--batch-api runs on the local executor (the provider does the work)")
+    if batch_poll_s and not batch_api:
+        raise GazeInputError("--batch-poll-s needs --batch-api")
     if executor == "ray":
         from gaze.bench.ray_run import import_ray
 
@@ -172,10 +193,16 @@ def run_cmd(
                 selection=selection,
                 config=config,
             )
+            if batch_api:
+                from gaze.bench.batch_run import batch_jobs
+
+                batch_jobs(plan)  # a backbone without a batch API fails before any work
             plans.append(plan)
         return plans
 
     async def execute(plan: PreparedRun, label: str) -> RunSummary:
+        if batch_api:
+            return await batch_rounds(plan, label)
         with BatchProgress(console, len(plan.rows), label) as progress:
             if executor == "ray":
                 from gaze.bench.ray_run import execute_on_ray
@@ -190,6 +217,21 @@ def run_cmd(
                 )
             return await execute_run(plan, clip_concurrency=clips, on_progress=progress)
 
+    async def batch_rounds(plan: PreparedRun, label: str) -> RunSummary:
+        from gaze.bench.batch_run import batch_round, round_line
+
+        while True:
+            with BatchProgress(console, len(plan.rows), label) as progress:
+                summary, report = await batch_round(
+                    plan, clip_concurrency=clips, on_progress=progress
+                )
+            console.print(round_line(summary, report), soft_wrap=True)
+            for problem in report.problems:
+                console.print(f"[yellow]batch[/yellow] {problem}")
+            if not summary.waiting or not batch_poll_s:
+                return summary
+            await asyncio.sleep(batch_poll_s)
+
     plans = asyncio.run(prepare())
     failed = False
     for plan in plans:
@@ -201,6 +243,11 @@ def run_cmd(
         )
         for clip_id, reason in sorted(summary.failed.items()):
             console.print(f"[red]failed[/red] {clip_id}: {reason}")
+        if summary.waiting:
+            console.print(
+                f"{len(summary.waiting)} clips wait for batch replies: run the same command "
+                "again to collect them"
+            )
         failed = failed or bool(summary.failed)
     if failed:
         raise click.exceptions.Exit(1)

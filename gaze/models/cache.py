@@ -22,6 +22,9 @@ from gaze.errors import GazeInputError
 from gaze.models.protocol import ImagePart, ModelReply, ModelRequest
 from gaze.redact import public_url
 
+LATER_COLUMNS = (("refusal", "TEXT"), ("cached_tokens", "INTEGER"))
+"""Columns added since the first store (a batch run's store of raw replies keeps refusals)."""
+
 BUSY_TIMEOUT_S = 30.0
 """How long a writer waits for another process holding the cache (SQLite busy timeout)."""
 
@@ -129,6 +132,10 @@ class ResponseCache:
                 "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, text TEXT NOT NULL, "
                 "input_tokens INTEGER, output_tokens INTEGER)"
             )
+            columns = {row[1] for row in db.execute("PRAGMA table_info(replies)")}
+            for name, kind in LATER_COLUMNS:
+                if name not in columns:  # a store written by an earlier gaze
+                    db.execute(f"ALTER TABLE replies ADD COLUMN {name} {kind}")
             db.execute("SELECT count(*) FROM replies").fetchone()
             if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise sqlite3.DatabaseError("quick_check failed")
@@ -160,11 +167,15 @@ class ResponseCache:
             row = (
                 self._connection()
                 .execute(
-                    "SELECT text, input_tokens, output_tokens FROM replies WHERE key = ?", (key,)
+                    "SELECT text, input_tokens, output_tokens, refusal, cached_tokens "
+                    "FROM replies WHERE key = ?",
+                    (key,),
                 )
                 .fetchone()
             )
-        return None if row is None else ModelReply(row[0], row[1] or 0, row[2] or 0)
+        if row is None:
+            return None
+        return ModelReply(row[0], row[1] or 0, row[2] or 0, row[3], row[4] or 0)
 
     def put(self, key: str, reply: ModelReply) -> None:
         """Store a reply; a store that fails mid-run (a full disk) is turned off with a warning
@@ -175,8 +186,16 @@ class ResponseCache:
             db = self._connection()
             try:
                 db.execute(
-                    "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?)",
-                    (key, reply.text, reply.input_tokens, reply.output_tokens),
+                    "INSERT OR REPLACE INTO replies (key, text, input_tokens, output_tokens, "
+                    "refusal, cached_tokens) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        key,
+                        reply.text,
+                        reply.input_tokens,
+                        reply.output_tokens,
+                        reply.refusal,
+                        reply.cached_tokens,
+                    ),
                 )
                 db.commit()
             except sqlite3.DatabaseError as exc:

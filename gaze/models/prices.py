@@ -22,6 +22,11 @@ PROVIDER_IDS = {"openai": "openai", "gemini": "google"}
 backbones have no list price)."""
 
 
+BATCH_RATE = 0.5
+"""What a call through OpenAI's Batch API or Gemini's batch mode costs, as a share of the same
+call live (both bill half)."""
+
+
 @dataclass(frozen=True)
 class Price:
     """USD per million tokens."""
@@ -56,6 +61,7 @@ class Pricing:
         flat_in: float = 0.0,
         flat_out: float = 0.0,
         listed: bool = False,
+        rate: float = 1.0,
     ) -> None:
         self.table = table
         """The user's own prices (they win over the list prices)."""
@@ -63,6 +69,15 @@ class Pricing:
         self.flat = Price(flat_in, flat_in, flat_out) if flat_in or flat_out else None
         self.listed = listed
         """Whether models missing from ``table`` take genai-prices' list price."""
+        self.rate = rate
+        """The share of the price billed (``BATCH_RATE`` for a batch run)."""
+
+    def at_rate(self, rate: float) -> Pricing:
+        """The same prices billed at ``rate`` (a batch run's)."""
+        return Pricing(self.table, self.as_of, *self._flat(), listed=self.listed, rate=rate)
+
+    def _flat(self) -> tuple[float, float]:
+        return (self.flat.input, self.flat.output) if self.flat is not None else (0.0, 0.0)
 
     @staticmethod
     def load(extra_file: str | None = None, flat_in: float = 0.0, flat_out: float = 0.0) -> Pricing:
@@ -96,7 +111,7 @@ class Pricing:
             cached = min(record.get("cached_input_tokens", 0), record["input_tokens"])
             total += (record["input_tokens"] - cached) * price.input
             total += cached * price.cached_input + record["output_tokens"] * price.output
-        return round(total / 1e6, 6)
+        return round(total * self.rate / 1e6, 6)
 
 
 @functools.cache

@@ -57,7 +57,8 @@ class GeminiChat:
         )
         self._client = genai.Client(api_key=key, http_options=options)
 
-    def _contents(self, request: ModelRequest) -> tuple[str | None, list[Any]]:
+    def prompt(self, request: ModelRequest) -> tuple[list[Any], Any]:
+        """The request as the SDK's contents and config (live, or a line of a batch)."""
         types = self._types
         system = (
             "\n".join(
@@ -80,11 +81,6 @@ class GeminiChat:
             contents.append(
                 types.Content(role="model" if message.role == "assistant" else "user", parts=parts)
             )
-        return system, contents
-
-    async def complete(self, request: ModelRequest) -> ModelReply:
-        types, errors = self._types, self._errors
-        system, contents = self._contents(request)
         config = types.GenerateContentConfig(
             system_instruction=system,
             temperature=request.temperature,
@@ -92,6 +88,11 @@ class GeminiChat:
             response_mime_type="application/json" if request.json_schema else None,
             response_json_schema=request.json_schema,
         )
+        return contents, config
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        errors = self._errors
+        contents, config = self.prompt(request)
         try:
             response = await self._client.aio.models.generate_content(
                 model=self.model, contents=contents, config=config
@@ -119,16 +120,21 @@ class GeminiChat:
             if type(exc).__module__.startswith(("httpx", "httpcore", "aiohttp")):
                 raise TransientModelError(f"cannot reach the Gemini endpoint: {exc}") from exc
             raise
-        try:
-            text = response.text
-            usage = response.usage_metadata
-        except MALFORMED_BODY_ERRORS as exc:
-            raise TransientModelError(
-                f"malformed response body from the Gemini endpoint ({type(exc).__name__})"
-            ) from exc
-        return ModelReply(
-            text=text if isinstance(text, str) else "",
-            input_tokens=as_count(getattr(usage, "prompt_token_count", 0)),
-            output_tokens=as_count(getattr(usage, "candidates_token_count", 0)),
-            cached_tokens=as_count(getattr(usage, "cached_content_token_count", 0)),
-        )
+        return reply_of(response)
+
+
+def reply_of(response: Any) -> ModelReply:
+    """A GenerateContentResponse (live, or one of a batch's) as a reply."""
+    try:
+        text = response.text
+        usage = response.usage_metadata
+    except MALFORMED_BODY_ERRORS as exc:
+        raise TransientModelError(
+            f"malformed response body from the Gemini endpoint ({type(exc).__name__})"
+        ) from exc
+    return ModelReply(
+        text=text if isinstance(text, str) else "",
+        input_tokens=as_count(getattr(usage, "prompt_token_count", 0)),
+        output_tokens=as_count(getattr(usage, "candidates_token_count", 0)),
+        cached_tokens=as_count(getattr(usage, "cached_content_token_count", 0)),
+    )

@@ -155,26 +155,32 @@ class OpenAIChat:
             raise ModelCallError(f"{exc.status_code}: {_message(exc)}") from exc
         except (openai.APIResponseValidationError, *MALFORMED_BODY_ERRORS) as exc:
             raise TransientModelError(_malformed(self.base_url, exc)) from exc
-        try:
-            choices = response.choices
-            if not choices:
-                raise ModelCallError("the server returned no choices")
-            message = choices[0].message
-            text, refusal = message.content, getattr(message, "refusal", None)
-            usage = response.usage
-        except MALFORMED_BODY_ERRORS as exc:
-            raise TransientModelError(_malformed(self.base_url, exc)) from exc
-        if not isinstance(text, str | None) or not isinstance(refusal, str | None):
-            raise TransientModelError(_malformed(self.base_url, TypeError("content")))
-        return ModelReply(
-            text=text or "",
-            input_tokens=as_count(getattr(usage, "prompt_tokens", 0)),
-            output_tokens=as_count(getattr(usage, "completion_tokens", 0)),
-            refusal=refusal,
-            cached_tokens=as_count(
-                getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", 0)
-            ),
-        )
+        return reply_of(response, self.base_url)
+
+
+def reply_of(response: Any, base_url: str | None = None) -> ModelReply:
+    """A chat completion (live, or one line of a batch's output) as a reply; a body that is
+    not the API's JSON is a transient error, like a dropped connection."""
+    try:
+        choices = response.choices
+        if not choices:
+            raise ModelCallError("the server returned no choices")
+        message = choices[0].message
+        text, refusal = message.content, getattr(message, "refusal", None)
+        usage = response.usage
+    except MALFORMED_BODY_ERRORS as exc:
+        raise TransientModelError(_malformed(base_url, exc)) from exc
+    if not isinstance(text, str | None) or not isinstance(refusal, str | None):
+        raise TransientModelError(_malformed(base_url, TypeError("content")))
+    return ModelReply(
+        text=text or "",
+        input_tokens=as_count(getattr(usage, "prompt_tokens", 0)),
+        output_tokens=as_count(getattr(usage, "completion_tokens", 0)),
+        refusal=refusal,
+        cached_tokens=as_count(
+            getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", 0)
+        ),
+    )
 
 
 async def _models_context(client: Any) -> int | None:
