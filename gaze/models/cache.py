@@ -63,6 +63,20 @@ def cache_key(provider: str, model: str, endpoint: str, request: ModelRequest) -
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def _add_later_columns(db: sqlite3.Connection) -> None:
+    """The columns a store written by an earlier gaze lacks (another process opening it at the
+    same moment may add one first)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(replies)")}
+    for name, kind in LATER_COLUMNS:
+        if name in columns:
+            continue
+        try:
+            db.execute(f"ALTER TABLE replies ADD COLUMN {name} {kind}")
+        except sqlite3.OperationalError as exc:
+            if "duplicate column" not in str(exc):
+                raise
+
+
 class ResponseCache:
     """Thread-safe SQLite store of replies by key. Nothing touches the disk until the first
     look-up, and the async methods do their I/O in a worker thread, never on the event loop."""
@@ -128,14 +142,12 @@ class ResponseCache:
         db = sqlite3.connect(self.path, check_same_thread=False, timeout=BUSY_TIMEOUT_S)
         try:
             db.execute("PRAGMA journal_mode=WAL")  # many processes may share one cache
+            later = "".join(f", {name} {kind}" for name, kind in LATER_COLUMNS)
             db.execute(
                 "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, text TEXT NOT NULL, "
-                "input_tokens INTEGER, output_tokens INTEGER)"
+                f"input_tokens INTEGER, output_tokens INTEGER{later})"
             )
-            columns = {row[1] for row in db.execute("PRAGMA table_info(replies)")}
-            for name, kind in LATER_COLUMNS:
-                if name not in columns:  # a store written by an earlier gaze
-                    db.execute(f"ALTER TABLE replies ADD COLUMN {name} {kind}")
+            _add_later_columns(db)
             db.execute("SELECT count(*) FROM replies").fetchone()
             if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise sqlite3.DatabaseError("quick_check failed")
