@@ -17,7 +17,9 @@ Columns: ``whole run`` is clips done over wall time (start, the first clips' who
 calls, and the last clips' included); ``steady`` is the servers' work over the middle half of
 the run (from the end of the first quarter of its requests to the end of the third quarter):
 requests served per second there, as clips/min and as the share of the servers' slots busy.
-``queued most`` is the most requests waiting in one server's queue at once (``queue``), and
+``queued most`` is the most requests waiting in one server's queue at once (``queue``),
+``queued steady`` the queue a request met over the middle half of the run (upper quartile;
+a queueing server reports its queue on ``/metrics`` as vLLM does, unless ``--no-metrics``), and
 ``refused`` the refusals per request served (``429``): a server kept full but not flooded has
 a steady share near 1 and few of either. ``requests/clip`` counts the requests served (start-up
 checks included, refusals not); ``partial clips`` the reports that lost a part (a call that
@@ -49,7 +51,7 @@ from graph_latency import served  # noqa: E402
 
 from gaze.bench.forge import forge_set  # noqa: E402
 from gaze.cli.main import run  # noqa: E402
-from tests.standin import Reply, StandIn, error_reply  # noqa: E402
+from tests.standin import Reply, StandIn, error_reply, queue_metrics  # noqa: E402
 
 ANSWER = served(0.0)
 """Small valid replies, each specialist proposing one hypothesis (``graph_latency``)."""
@@ -66,6 +68,9 @@ class Slots:
     refused: int = 0
     waiting: int = 0
     most_waiting: int = 0
+    arrivals: list[int] = field(default_factory=list)
+    """The queue each request met, in order of arrival."""
+    reports_queue: bool = True
     _busy: int = 0
     _lock: threading.Condition = field(default_factory=threading.Condition)
 
@@ -78,11 +83,13 @@ class Slots:
                 self.refused += 1
                 retry = f"{self.latency_s:g}"
                 return error_reply(429, "too many requests", {"retry-after": retry})
-            self.waiting += 1
-            self.most_waiting = max(self.most_waiting, self.waiting - (self.slots - self._busy))
-            while self._busy >= self.slots:
-                self._lock.wait()
-            self.waiting -= 1
+            self.arrivals.append(self.waiting)
+            if self._busy >= self.slots:
+                self.waiting += 1
+                self.most_waiting = max(self.most_waiting, self.waiting)
+                while self._busy >= self.slots:
+                    self._lock.wait()
+                self.waiting -= 1
             self._busy += 1
         start = time.monotonic()
         time.sleep(self.latency_s)
@@ -91,6 +98,19 @@ class Slots:
             self.served.append((start, time.monotonic()))
             self._lock.notify()
         return answer
+
+    def metrics(self, seen: Any) -> Reply | None:
+        """vLLM's ``/metrics`` page (its queue), which gaze reads to keep the queue short."""
+        if seen.path != "/metrics" or not self.reports_queue:
+            return None
+        with self._lock:
+            return queue_metrics(self.waiting)
+
+    def settled_queue(self) -> int:
+        """The queue requests met over the middle half of the run, at its upper quartile."""
+        n = len(self.arrivals)
+        middle = sorted(self.arrivals[n // 4 : 3 * n // 4])
+        return middle[3 * len(middle) // 4] if middle else 0
 
 
 def steady(servers: list[Slots]) -> float:
@@ -143,6 +163,12 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--min-clips", type=int, default=48)
     parser.add_argument("--servers", type=int, nargs="+", default=[1, 3])
     parser.add_argument("--kinds", nargs="+", choices=["queue", "429"], default=["queue", "429"])
+    parser.add_argument(
+        "--no-metrics",
+        dest="metrics",
+        action="store_false",
+        help="queueing servers do not report their queue (no /metrics page)",
+    )
     args = parser.parse_args(argv)
     print(
         f"8 s forge clips; each server serves at most {args.rate:g} requests/s "
@@ -150,9 +176,10 @@ def main(argv: list[str]) -> None:
     )
     print(
         "| server | slots | servers | clips | requests/clip | most clips/min | whole run "
-        "| steady clips/min | steady share busy | queued most | refused | partial clips |"
+        "| steady clips/min | steady share busy | queued most | queued steady | refused "
+        "| partial clips |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         forge = Path(tmp) / "forge"
         forge_set(forge, count=24, seed=11)
@@ -162,10 +189,14 @@ def main(argv: list[str]) -> None:
                     clips = max(args.min_clips, round(args.clips_per_slot * slots * count))
                     manifest = repeated(forge, clips, Path(tmp) / f"m{kind}{slots}{count}.jsonl")
                     latency = slots / args.rate
-                    servers = [Slots(slots, latency, refuse=kind == "429") for _ in range(count)]
+                    servers = [
+                        Slots(slots, latency, refuse=kind == "429", reports_queue=args.metrics)
+                        for _ in range(count)
+                    ]
                     with ExitStack() as stack:
                         urls = [
-                            stack.enter_context(StandIn(responder=s)).url + "/v1" for s in servers
+                            stack.enter_context(StandIn(responder=s, router=s.metrics)).url + "/v1"
+                            for s in servers
                         ]
                         out = Path(tmp) / f"run-{kind}-{slots}-{count}"
                         rate, partial = bench_run(manifest, out, urls)
@@ -174,10 +205,12 @@ def main(argv: list[str]) -> None:
                     most = count * args.rate * 60 / per_clip
                     share = steady(servers)
                     refused = sum(s.refused for s in servers) / max(1, done)
+                    queued = max(s.settled_queue() for s in servers)
                     print(
                         f"| {kind} | {slots} | {count} | {clips} | {per_clip:.1f} | {most:.1f} "
                         f"| {rate:.1f} ({rate / most:.2f}) | {share * most:.1f} | {share:.2f} "
-                        f"| {max(s.most_waiting for s in servers)} | {refused:.2f} | {partial} |",
+                        f"| {max(s.most_waiting for s in servers)} "
+                        f"| {queued} | {refused:.2f} | {partial} |",
                         flush=True,
                     )
 

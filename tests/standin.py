@@ -76,6 +76,8 @@ class StandIn:
                     raw,
                 )
                 routed = outer.router(seen) if outer.router is not None else None
+                if routed is None and self.path == "/metrics":  # not a vLLM server's page
+                    routed = error_reply(404, "not found")
                 with outer._lock:
                     outer.seen.append(seen)
                     reply = routed or (outer.replies.popleft() if outer.replies else None)
@@ -338,3 +340,65 @@ def dies_after(requests: int, server_of: Callable[[], StandIn]) -> Callable[[Any
         return minimal_chat(body)
 
     return respond
+
+
+def queue_metrics(waiting: int) -> Reply:
+    """vLLM's ``/metrics`` page, as far as gaze reads it: the requests waiting in its queue."""
+    page = (
+        "# HELP vllm:num_requests_waiting Number of requests waiting to be processed.\n"
+        "# TYPE vllm:num_requests_waiting gauge\n"
+        f'vllm:num_requests_waiting{{engine="0",model_name="m"}} {float(waiting)}\n'
+    )
+    return Reply(200, page.encode(), {"content-type": "text/plain; version=0.0.4"})
+
+
+class Queueing:
+    """A server that serves ``capacity`` requests at once, ``latency_s`` each, and queues the
+    rest as vLLM does past ``max_num_seqs`` (no 429); ``/metrics`` reports its queue when
+    ``reports_queue``. ``most_waiting`` is the deepest its queue of clip requests got."""
+
+    def settled_queue(self) -> int:
+        """The queue a request met over the second half of the run, at its upper quartile."""
+        later = sorted(self.queue_at_arrival[len(self.queue_at_arrival) // 2 :])
+        return later[3 * len(later) // 4] if later else 0
+
+    def __init__(self, capacity: int, latency_s: float = 0.2, reports_queue: bool = True) -> None:
+        self.capacity = capacity
+        self.latency_s = latency_s
+        self.reports_queue = reports_queue
+        self.busy = 0
+        self.waiting = 0
+        self.most_waiting = 0
+        self.queue_at_arrival: list[int] = []
+        """The queue's length as each clip request arrived, in order."""
+        self.served = 0
+        self._lock = threading.Condition()
+
+    def metrics(self, seen: Seen) -> Reply | None:
+        if seen.path != "/metrics":
+            return None
+        if not self.reports_queue:
+            return error_reply(404, "not found")
+        with self._lock:
+            return queue_metrics(self.waiting)
+
+    def __call__(self, body: Any) -> Reply:
+        import time
+
+        if not isinstance(body, dict) or "response_format" not in body:
+            return minimal_chat(body)
+        with self._lock:
+            self.queue_at_arrival.append(self.waiting)
+            if self.busy >= self.capacity:
+                self.waiting += 1
+                self.most_waiting = max(self.most_waiting, self.waiting)
+                while self.busy >= self.capacity:
+                    self._lock.wait()
+                self.waiting -= 1
+            self.busy += 1
+        time.sleep(self.latency_s)
+        with self._lock:
+            self.busy -= 1
+            self.served += 1
+            self._lock.notify()
+        return minimal_chat(body)

@@ -226,7 +226,8 @@ class Caller:
         throttles = self._here().throttles
         throttle = throttles.get(id(backbone))
         if throttle is None:
-            throttle = throttles[id(backbone)] = Throttle(self._concurrency)
+            queue = getattr(backbone, "queue_waiting", None)  # a server that reports its queue
+            throttle = throttles[id(backbone)] = Throttle(self._concurrency, queue=queue)
         return throttle
 
     def _breaker(self, backbone: Backbone) -> None:
@@ -315,6 +316,11 @@ class Caller:
         await asyncio.sleep(self.retry.pause(attempt, error, self._rng))
 
     async def aclose(self) -> None:
+        on = self._on
+        if on is not None and on.loop is asyncio.get_running_loop():
+            for throttle in on.throttles.values():
+                if throttle.watch is not None:
+                    await throttle.watch.settle()
         if self.cache is not None:
             await asyncio.to_thread(self.cache.close)
 

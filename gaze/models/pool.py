@@ -39,7 +39,7 @@ from gaze.models.protocol import (
     ModelRequest,
     TransientModelError,
 )
-from gaze.models.throttle import Limit
+from gaze.models.throttle import Limit, QueueWatch
 
 log = logging.getLogger("gaze.pool")
 
@@ -74,6 +74,14 @@ class Endpoint:
     stats: dict[str, int] = field(
         default_factory=lambda: {"requests": 0, "failed": 0, "marked_down": 0}
     )
+
+    watch: QueueWatch | None = None
+    """Reads the endpoint's queue where it reports one (``gaze.models.throttle``)."""
+
+    def __post_init__(self) -> None:
+        queue = getattr(self.backbone, "queue_waiting", None)
+        if self.watch is None and queue is not None:
+            self.watch = QueueWatch(queue)
 
     def has_room(self) -> bool:
         mine = self.limit <= 0 or self.outstanding < self.limit
@@ -162,6 +170,8 @@ class EndpointPool:
             endpoint.outstanding -= 1
             if error is None:
                 endpoint.learned.succeeded()
+                if endpoint.watch is not None:
+                    endpoint.watch.after_reply(endpoint.learned, lambda: endpoint.outstanding)
                 if endpoint.failures_in_a_row >= self.down_after:
                     log.warning("endpoint %s is back", endpoint.name)
                 endpoint.failures_in_a_row = 0

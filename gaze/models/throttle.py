@@ -20,8 +20,17 @@ in-flight limit adapts to what the server takes, and keeps it full without flood
   server kept full sees about one refusal per ``PATIENCE`` rounds (a probe of whether it takes
   one more).
 
-A pool of endpoints keeps the same rule per endpoint as well (``gaze.models.pool``): a server
-of the fleet that refuses gets no more than it held, and the others take the rest.
+A server that queues what is past its slots instead of refusing it (vLLM past
+``max_num_seqs``) gives no 429 to learn from: it would hold up to the caller's whole
+concurrency in its queue. Where it reports its queue (vLLM's ``/metrics``,
+``vllm:num_requests_waiting``), ``QueueWatch`` reads it after replies (after each one while
+slow start still doubles the limit, then at most every ``WATCH_S``), and a queue found lowers
+the limit to what the server serves at once plus a margin of one in ``QUEUE_SHARE`` of that
+(so no slot waits for the next request to arrive); it then climbs as after a 429, one request
+per ``PATIENCE`` rounds.
+
+A pool of endpoints keeps the same rules per endpoint as well (``gaze.models.pool``): a server
+of the fleet that refuses or queues gets no more than it serves, and the others take the rest.
 
 Other transient errors (5xx, timeouts, resets) leave the limit alone: they are retried with
 backoff, and the circuit breaker (``gaze.models.caller``) decides when an endpoint is down.
@@ -32,12 +41,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 START = 8
 """Requests in flight before any reply has come back (the first rounds double it)."""
 PATIENCE = 8
 """Rounds of successes per request the limit gains once the server has refused one."""
+WATCH_S = 0.5
+"""Least time between two reads of a queueing server's waiting requests."""
+QUEUE_SHARE = 8
+"""A queueing server is kept one request in this many of those it serves ahead (at least 1)."""
+
+QueueReader = Callable[[], Awaitable[int | None]]
+"""Reads the requests waiting in a server's queue; None: the server does not say."""
 
 
 class Limit:
@@ -68,12 +84,74 @@ class Limit:
             self.limit = float(max(1, held))
             self.slowdowns += 1
 
+    def queued(self, waiting: int, in_flight: int) -> None:
+        """The server holds ``waiting`` requests in its queue while ``in_flight`` of ours are
+        out: it serves the rest at once; keep at most a margin queued beyond them."""
+        if waiting <= 0:
+            return
+        self.refused = True
+        serving = max(1, in_flight - waiting)
+        target = serving + max(1, serving // QUEUE_SHARE)
+        if target < int(self.limit):
+            self.limit = float(target)
+            self.slowdowns += 1
+
+
+class QueueWatch:
+    """A queueing server's own count of waiting requests, read after replies (one read at a
+    time; at most every ``WATCH_S`` once the limit has been lowered, after every reply before,
+    while slow start doubles it), lowering a ``Limit``; off for good once the server turns out
+    not to report it."""
+
+    def __init__(self, read: QueueReader, clock: Callable[[], float] = time.monotonic) -> None:
+        self._read = read
+        self._clock = clock
+        self._last = -WATCH_S
+        self._reading: asyncio.Task[None] | None = None
+        self.off = False
+
+    def after_reply(self, limit: Limit, in_flight: Callable[[], int]) -> None:
+        now = self._clock()
+        loop = asyncio.get_running_loop()
+        job = self._reading
+        busy = job is not None and job.get_loop() is loop and not job.done()
+        # in slow start the limit doubles each round: read at every reply until a queue shows
+        pause = WATCH_S if limit.refused else 0.0
+        if self.off or busy or now - self._last < pause or in_flight() < 1:
+            return  # (with nothing else out, nothing of ours can be queued)
+        self._last = now
+        self._reading = loop.create_task(self._apply(limit, in_flight))
+
+    async def settle(self) -> None:
+        """Let a read still under way end (a client closed under it warns of a coroutine
+        never awaited)."""
+        job = self._reading
+        if job is not None and job.get_loop() is asyncio.get_running_loop():
+            await asyncio.wait({job})
+
+    async def _apply(self, limit: Limit, in_flight: Callable[[], int]) -> None:
+        try:
+            waiting = await self._read()
+        except Exception:  # a read that failed says nothing: the next reply reads again
+            return
+        if waiting is None:
+            self.off = True
+        else:
+            limit.queued(waiting, in_flight())
+
 
 class Throttle(Limit):
     """The adaptive in-flight limit of one backbone (see the module docstring)."""
 
-    def __init__(self, ceiling: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        ceiling: int,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        queue: QueueReader | None = None,
+    ) -> None:
         super().__init__(ceiling, START)
+        self.watch = None if queue is None else QueueWatch(queue, clock)
         self.in_flight = 0
         self.resume_at = 0.0
         """No new request before this time (a Retry-After)."""
@@ -98,6 +176,8 @@ class Throttle(Limit):
             self.in_flight -= 1
             if ok:
                 self.succeeded()
+                if self.watch is not None:
+                    self.watch.after_reply(self, lambda: self.in_flight)
             elif rate_limited:
                 self.refused_with(self.in_flight)
                 if self.in_flight == 0 and retry_after is not None and retry_after > 0:

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gaze.models.caller import Caller, RetryPolicy
 from gaze.models.protocol import ImagePart, Message, ModelConfigError, NoReplyError, TextPart
-from gaze.models.providers.openai_chat import OpenAIChat
+from gaze.models.providers.openai_chat import OpenAIChat, metrics_url, waiting_in
 from gaze.models.registry import preflight
 from gaze.models.structured import ask, strict_schema
 from tests.standin import StandIn, chat_reply, error_reply
@@ -230,3 +230,23 @@ def test_an_openai_client_leaves_httpx_whole():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-400:]
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_a_vllm_servers_queue_is_read_from_its_metrics_page_beside_the_api():
+    from tests.standin import queue_metrics
+
+    def metrics(seen):
+        return queue_metrics(7) if seen.path == "/metrics" else None
+
+    with StandIn(router=metrics) as server:
+        assert asyncio.run(OpenAIChat("m", base_url=server.url + "/v1").queue_waiting()) == 7
+    with StandIn(error_reply(404, "no such page")) as server:  # not a vLLM server
+        assert asyncio.run(OpenAIChat("m", base_url=server.url + "/v1").queue_waiting()) is None
+    page = (
+        "# HELP vllm:num_requests_waiting x\n"
+        'vllm:num_requests_waiting{engine="0",model_name="a b"} 3.0\n'
+        'vllm:num_requests_waiting{engine="1",model_name="a b"} 2.0 1712000000\n'
+        "vllm:num_requests_waiting_by_reason 9\n"
+    )
+    assert waiting_in(page) == 5 and waiting_in("vllm:num_requests_running 4\n") is None
+    assert metrics_url("http://gpu1:8000/v1/") == "http://gpu1:8000/metrics"

@@ -117,6 +117,41 @@ def test_an_endpoint_that_refuses_gets_no_more_than_it_held_and_the_others_take_
     assert pool.endpoints[0].learned.limit < 3
 
 
+class QueueingServer(Server):
+    """Serves ``slots`` at once and queues the rest, reporting its queue as vLLM does."""
+
+    def __init__(self, name: str, latency: float, slots: int) -> None:
+        super().__init__(name, latency)
+        self.queue_slots = asyncio.Semaphore(slots)
+        self.waiting = 0
+        self.most_waiting = 0
+
+    async def queue_waiting(self) -> int | None:
+        return self.waiting
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        self.waiting += 1
+        self.most_waiting = max(self.most_waiting, self.waiting)
+        async with self.queue_slots:
+            self.waiting -= 1
+            return await super().complete(request)
+
+
+def test_an_endpoint_that_reports_a_queue_gets_what_it_serves_and_the_others_the_rest():
+    queueing, other = QueueingServer("queueing", 0.05, slots=2), Server("other", latency=0.05)
+    pool = pool_of(queueing, other)
+    clip = next(f"clip{n}" for n in range(100) if pool_prefers(pool, f"clip{n}") == "queueing")
+
+    async def main():
+        for _ in range(4):  # rounds of 12 requests of one clip (within the sticky slack)
+            await clip_requests(pool, clip, 12)
+
+    asyncio.run(main())
+    assert pool.endpoints[0].learned.limit < 4  # it serves 2: one more may wait
+    assert len(other.served) >= 24  # the rest went to the other endpoint
+    assert len(queueing.served) + len(other.served) == 48
+
+
 def pool_prefers(pool: EndpointPool, clip: str) -> str:
     clip_affinity.set(clip)
     return pool.preference(request())[0].name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from gaze.models.throttle import Throttle
+from gaze.models.throttle import PATIENCE, Limit, QueueWatch, Throttle
 
 
 def release(throttle: Throttle, *, ok: bool = True, refused: bool = False, after=None):
@@ -115,3 +115,40 @@ def test_the_limit_bounds_requests_in_flight():
         return most
 
     assert asyncio.run(go()) == 3
+
+
+def test_a_queue_the_server_reports_lowers_the_limit_to_what_it_serves_plus_a_margin():
+    limit = Limit(256, 64)
+    limit.queued(waiting=0, in_flight=40)  # no queue: nothing learned
+    assert limit.limit == 64 and not limit.refused
+    limit.queued(waiting=24, in_flight=40)  # it serves 16 at once: keep 2 (one in 8) queued
+    assert limit.limit == 18 and limit.refused and limit.slowdowns == 1
+    limit.queued(waiting=30, in_flight=31)
+    assert limit.limit == 2  # it serves 1: one more waits
+    limit.succeeded()
+    assert limit.limit == 2 + 1 / 2 / PATIENCE  # then it climbs as after a 429
+
+
+def test_the_queue_is_read_at_most_every_half_second_and_never_again_where_unreported():
+    now = [0.0]
+    reads: list[float] = []
+    answers = [5, None]
+
+    async def read() -> int | None:
+        reads.append(now[0])
+        return answers.pop(0)
+
+    async def replies() -> Limit:
+        watch = QueueWatch(read, clock=lambda: now[0])
+        limit = Limit(64, 64)
+        for t in (0.0, 0.1, 0.2, 0.6, 0.7, 1.5, 3.0):
+            now[0] = t
+            watch.after_reply(limit, lambda: 21)
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+        assert watch.off
+        return limit
+
+    limit = asyncio.run(replies())
+    assert reads == [0.0, 0.6]  # then the server said it does not report a queue
+    assert limit.limit == 16 + 2  # 21 out, 5 waiting: it serves 16

@@ -129,6 +129,20 @@ class OpenAIChat:
         except Exception:  # a server without /models, or an odd reply: nothing learned
             return None
 
+    async def queue_waiting(self) -> int | None:
+        """Requests waiting in the server's queue, where it reports them (vLLM's ``/metrics``:
+        ``vllm:num_requests_waiting``, beside its API); None for a server that does not (a
+        hosted API, another server): the caller then stops asking."""
+        if not self.base_url:
+            return None
+        try:
+            page = await self._client.get(
+                metrics_url(self.base_url), cast_to=str, options={"timeout": METRICS_TIMEOUT_S}
+            )
+        except self._openai.NotFoundError:
+            return None  # other errors (a busy server's 500) say nothing this time
+        return waiting_in(page) if isinstance(page, str) else None
+
     async def complete(self, request: ModelRequest) -> ModelReply:
         openai = self._openai
         try:
@@ -181,6 +195,33 @@ def reply_of(response: Any, base_url: str | None = None) -> ModelReply:
             getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", 0)
         ),
     )
+
+
+METRICS_TIMEOUT_S = 2.0
+WAITING_METRIC = "vllm:num_requests_waiting"
+
+
+def metrics_url(base_url: str) -> str:
+    """vLLM serves ``/metrics`` at its root, beside ``/v1``."""
+    root = base_url.rstrip("/")
+    return (root[: -len("/v1")] if root.endswith("/v1") else root) + "/metrics"
+
+
+def waiting_in(text: str) -> int | None:
+    """The waiting requests a Prometheus text page reports (summed over its series); None
+    when the page has no such metric."""
+    found = None
+    for line in text.splitlines():
+        name = line.split("{", 1)[0].split(" ", 1)[0]
+        if name != WAITING_METRIC:
+            continue
+        after = line[line.rindex("}") + 1 :] if "{" in line else line[len(name) :]
+        try:
+            value = float(after.split()[0])
+        except (IndexError, ValueError):
+            continue
+        found = (found or 0) + int(value)
+    return found
 
 
 async def _models_context(client: Any) -> int | None:
