@@ -37,12 +37,9 @@ import io
 import json
 import sys
 import tempfile
-import threading
 import time
 from contextlib import ExitStack, redirect_stderr
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.standin, the stand-in
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -51,69 +48,13 @@ from graph_latency import served  # noqa: E402
 
 from gaze.bench.forge import forge_set  # noqa: E402
 from gaze.cli.main import run  # noqa: E402
-from tests.standin import Reply, StandIn, error_reply, queue_metrics  # noqa: E402
+from tests.standin import Queueing, StandIn  # noqa: E402
 
 ANSWER = served(0.0)
 """Small valid replies, each specialist proposing one hypothesis (``graph_latency``)."""
 
 
-@dataclass
-class Slots:
-    """A server's slots and what they did: each served request's (start, end) times."""
-
-    slots: int
-    latency_s: float
-    refuse: bool
-    served: list[tuple[float, float]] = field(default_factory=list)
-    refused: int = 0
-    waiting: int = 0
-    most_waiting: int = 0
-    arrivals: list[int] = field(default_factory=list)
-    """The queue each request met, in order of arrival."""
-    reports_queue: bool = True
-    _busy: int = 0
-    _lock: threading.Condition = field(default_factory=threading.Condition)
-
-    def __call__(self, body: Any) -> Reply:
-        answer = ANSWER(body)
-        if not isinstance(body, dict) or "response_format" not in body:
-            return answer
-        with self._lock:
-            if self._busy >= self.slots and self.refuse:
-                self.refused += 1
-                retry = f"{self.latency_s:g}"
-                return error_reply(429, "too many requests", {"retry-after": retry})
-            self.arrivals.append(self.waiting)
-            if self._busy >= self.slots:
-                self.waiting += 1
-                self.most_waiting = max(self.most_waiting, self.waiting)
-                while self._busy >= self.slots:
-                    self._lock.wait()
-                self.waiting -= 1
-            self._busy += 1
-        start = time.monotonic()
-        time.sleep(self.latency_s)
-        with self._lock:
-            self._busy -= 1
-            self.served.append((start, time.monotonic()))
-            self._lock.notify()
-        return answer
-
-    def metrics(self, seen: Any) -> Reply | None:
-        """vLLM's ``/metrics`` page (its queue), which gaze reads to keep the queue short."""
-        if seen.path != "/metrics" or not self.reports_queue:
-            return None
-        with self._lock:
-            return queue_metrics(self.waiting)
-
-    def settled_queue(self) -> int:
-        """The queue requests met over the middle half of the run, at its upper quartile."""
-        n = len(self.arrivals)
-        middle = sorted(self.arrivals[n // 4 : 3 * n // 4])
-        return middle[3 * len(middle) // 4] if middle else 0
-
-
-def steady(servers: list[Slots]) -> float:
+def steady(servers: list[Queueing]) -> float:
     """The share of the servers' slots busy over the middle half of the run's requests."""
     ends = sorted(end for s in servers for _, end in s.served)
     if len(ends) < 8:
@@ -190,7 +131,13 @@ def main(argv: list[str]) -> None:
                     manifest = repeated(forge, clips, Path(tmp) / f"m{kind}{slots}{count}.jsonl")
                     latency = slots / args.rate
                     servers = [
-                        Slots(slots, latency, refuse=kind == "429", reports_queue=args.metrics)
+                        Queueing(
+                            slots,
+                            latency,
+                            refuse=kind == "429",
+                            reports_queue=args.metrics,
+                            answer=ANSWER,
+                        )
                         for _ in range(count)
                     ]
                     with ExitStack() as stack:

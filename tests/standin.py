@@ -353,52 +353,70 @@ def queue_metrics(waiting: int) -> Reply:
 
 
 class Queueing:
-    """A server that serves ``capacity`` requests at once, ``latency_s`` each, and queues the
-    rest as vLLM does past ``max_num_seqs`` (no 429); ``/metrics`` reports its queue when
-    ``reports_queue``. ``most_waiting`` is the deepest its queue of clip requests got."""
+    """A server of ``slots`` that serves that many requests at once, ``latency_s`` each, and
+    queues the rest as vLLM does past ``max_num_seqs`` (or, with ``refuse``, answers them 429
+    with a Retry-After of ``latency_s``, as a hosted API's concurrency limit does);
+    ``/metrics`` reports its queue when ``reports_queue``. It keeps each served request's
+    (start, end) times, the queue each clip request met, and the deepest queue."""
 
-    def settled_queue(self) -> int:
-        """The queue a request met over the second half of the run, at its upper quartile."""
-        later = sorted(self.queue_at_arrival[len(self.queue_at_arrival) // 2 :])
-        return later[3 * len(later) // 4] if later else 0
-
-    def __init__(self, capacity: int, latency_s: float = 0.2, reports_queue: bool = True) -> None:
-        self.capacity = capacity
+    def __init__(
+        self,
+        slots: int,
+        latency_s: float = 0.2,
+        *,
+        reports_queue: bool = True,
+        refuse: bool = False,
+        answer: Callable[[Any], Reply] = minimal_chat,
+    ) -> None:
+        self.slots = slots
         self.latency_s = latency_s
         self.reports_queue = reports_queue
+        self.refuse = refuse
+        self.answer = answer
         self.busy = 0
         self.waiting = 0
         self.most_waiting = 0
+        self.refused = 0
         self.queue_at_arrival: list[int] = []
         """The queue's length as each clip request arrived, in order."""
-        self.served = 0
+        self.served: list[tuple[float, float]] = []
         self._lock = threading.Condition()
 
+    def settled_queue(self) -> int:
+        """The queue requests met over the middle half of the run, at its upper quartile."""
+        n = len(self.queue_at_arrival)
+        middle = sorted(self.queue_at_arrival[n // 4 : 3 * n // 4])
+        return middle[3 * len(middle) // 4] if middle else 0
+
     def metrics(self, seen: Seen) -> Reply | None:
-        if seen.path != "/metrics":
+        if seen.path != "/metrics" or not self.reports_queue:
             return None
-        if not self.reports_queue:
-            return error_reply(404, "not found")
         with self._lock:
             return queue_metrics(self.waiting)
 
     def __call__(self, body: Any) -> Reply:
         import time
 
+        answer = self.answer(body)
         if not isinstance(body, dict) or "response_format" not in body:
-            return minimal_chat(body)
+            return answer
         with self._lock:
+            if self.busy >= self.slots and self.refuse:
+                self.refused += 1
+                retry = f"{self.latency_s:g}"
+                return error_reply(429, "too many requests", {"retry-after": retry})
             self.queue_at_arrival.append(self.waiting)
-            if self.busy >= self.capacity:
+            if self.busy >= self.slots:
                 self.waiting += 1
                 self.most_waiting = max(self.most_waiting, self.waiting)
-                while self.busy >= self.capacity:
+                while self.busy >= self.slots:
                     self._lock.wait()
                 self.waiting -= 1
             self.busy += 1
+        start = time.monotonic()
         time.sleep(self.latency_s)
         with self._lock:
             self.busy -= 1
-            self.served += 1
+            self.served.append((start, time.monotonic()))
             self._lock.notify()
-        return minimal_chat(body)
+        return answer

@@ -171,9 +171,10 @@ def test_a_line_that_never_gets_a_reply_fails_its_clip_after_the_retry_budget(fo
 @pytest.mark.parametrize(("model", "path"), [("openai:m", "/v1"), ("gemini:g", "")])
 def test_a_job_submitted_before_a_crash_is_found_not_paid_again(forge_dir, tmp_path, model, path):
     """The ledger records a job before the provider has it; a crash right after submitting
-    leaves it without an id. The next round finds it by its label and collects it."""
+    leaves it without an id. The next command finds it by its label and collects it, and runs
+    every later round itself (``--batch-poll-s``), polling each job once while it runs."""
     manifest, env = forge_dir / "manifest.jsonl", _env(tmp_path, model.split(":")[0])
-    api = BatchAPI(polls_to_finish=0)
+    api = BatchAPI(polls_to_finish=1)
     with StandIn(router=api) as server:
         url = server.url + path
         first = _run(
@@ -185,7 +186,10 @@ def test_a_job_submitted_before_a_crash_is_found_not_paid_again(forge_dir, tmp_p
         (job,) = ledger["jobs"]
         job["job_id"], job["status"] = None, "submitting"  # as a crash after submit leaves it
         ledger_path.write_text(json.dumps(ledger))
-        _polled(manifest, tmp_path / "run", url, env, "--limit", "1", model=model)
+        proc = _polled(manifest, tmp_path / "run", url, env, "--limit", "1", model=model)
+    assert proc.returncode == 0, proc.stderr
+    # a round that finds its job still running only polls: it submits nothing
+    assert proc.stderr.count("batch round") >= 8 and "1 job running; 1 clip waiting" in proc.stderr
     assert len(api.answered) == len(set(api.answered))
     assert len([j for j in api.jobs if j.label == job["label"]]) == 1
     assert len(_reports(tmp_path / "run")) == 1
@@ -199,35 +203,22 @@ def test_gemini_batch_mode_gives_a_live_runs_reports(forge_dir, tmp_path):
 
     with StandIn(responder=live_gemini) as live:
         proc = _run(
-            manifest, tmp_path / "live", live.url, env, "--no-cache", "--limit", "2",
+            manifest, tmp_path / "live", live.url, env, "--no-cache", "--limit", "1",
             model="gemini:g",
         )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     api = BatchAPI(polls_to_finish=1, fail_once=lambda key, body: key.startswith("a"))
     with StandIn(router=api) as server:
         proc = _polled(
-            manifest, tmp_path / "batch", server.url, env, "--limit", "2", model="gemini:g"
+            manifest, tmp_path / "batch", server.url, env, "--limit", "1", model="gemini:g"
         )
     assert proc.returncode == 0, proc.stderr
     live_reports, batch_reports = _reports(tmp_path / "live"), _reports(tmp_path / "batch")
-    assert set(live_reports) == set(batch_reports) and len(batch_reports) == 2
+    assert set(live_reports) == set(batch_reports) and len(batch_reports) == 1
     for clip_id, report in batch_reports.items():
         assert _findings(report) == _findings(live_reports[clip_id])
     assert len(api.answered) == len(set(api.answered))
     assert all(job.provider == "gemini" for job in api.jobs)
-
-
-def test_one_poll_loop_runs_every_round_in_one_command(forge_dir, tmp_path):
-    api = BatchAPI(polls_to_finish=2)
-    with StandIn(router=api) as server:
-        proc = _run(
-            forge_dir / "manifest.jsonl", tmp_path / "run", server.url + "/v1", _env(tmp_path),
-            "--batch-api", "--batch-poll-s", "0.05", "--limit", "1",
-        )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    assert len(_reports(tmp_path / "run")) == 1
-    # a job is polled twice while it runs: a round that only polls submits nothing
-    assert proc.stderr.count("batch round") >= 10 and "1 job running; 1 clip waiting" in proc.stderr
 
 
 def test_batch_runs_refuse_what_has_no_batch_api(forge_dir, tmp_path):

@@ -124,7 +124,7 @@ def test_one_endpoint_of_a_pool_dying_mid_run_loses_nothing(long_clip, tmp_path)
 def test_a_run_of_many_clips_keeps_a_short_queue_at_a_server_that_reports_it(forge_dir, tmp_path):
     """A server that queues past its 4 slots (vLLM past ``max_num_seqs``) refuses nothing; it
     reports its queue (``/metrics``) and gaze keeps that queue short. Without the report the
-    queue takes what the concurrency allows: here a quarter of the later requests met a queue
+    queue takes what the concurrency allows: here a quarter of the requests mid-run met a queue
     of 18 or more (24 clips, 4 slots of 0.2 s). Nothing is lost."""
     rows = [json.loads(line) for line in (forge_dir / "manifest.jsonl").read_text().splitlines()]
     manifest = tmp_path / "thrice.jsonl"
@@ -134,7 +134,7 @@ def test_a_run_of_many_clips_keeps_a_short_queue_at_a_server_that_reports_it(for
         for row in rows
     ]
     manifest.write_text("".join(json.dumps(row) + "\n" for row in thrice))
-    server_queue = Queueing(capacity=4, latency_s=0.2)
+    server_queue = Queueing(4, latency_s=0.2)
     with StandIn(responder=server_queue, router=server_queue.metrics) as server:
         proc = gaze_cli(
             "bench", "run", str(manifest), "--out", str(tmp_path / "run"),
