@@ -9,8 +9,10 @@ job expires with half its lines unanswered, as jobs of a busy day do.
 
     python bench/batch_cost.py [--clips 8] [--fail-share 0.1] [--expire-every 3]
 
-``billed twice`` counts requests whose reply was billed in more than one line (it must be 0);
-``lines sent`` includes the lines sent again after a failure or an expiry (billed only once).
+The batch run's reports are compared with the live run's: events (type, span, severity),
+flags and calls per role. ``billed twice`` counts requests whose reply was billed in more
+than one line (it must be 0); ``lines sent`` includes the lines sent again after a failure
+or an expiry (billed only once).
 """
 
 from __future__ import annotations
@@ -39,6 +41,13 @@ PRICES = {"models": {"openai:m": {"input": 2.5, "output": 10.0}}}
 def quiet(argv: list[str]) -> int:
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         return run(argv)
+
+
+def findings(path: Path) -> object:
+    """What a report found and what it cost in calls (not its times or prices)."""
+    report = json.loads(path.read_text())
+    events = [(e["type"], e["start_s"], e["end_s"], e["severity"]) for e in report["events"]]
+    return events, report["flags"], report["manifest"]["calls"]
 
 
 def main() -> None:
@@ -79,7 +88,10 @@ def main() -> None:
                     break
         live_run = json.loads((root / "live" / "run.json").read_text())
         batch_run = json.loads((root / "batch" / "run.json").read_text())
-        reports = list((root / "batch" / "reports").glob("*.json"))
+        same = sum(
+            findings(path) == findings(root / "live" / "reports" / path.name)
+            for path in (root / "batch" / "reports").glob("*.json")
+        )
     sent = sum(len(job.lines) for job in api.jobs)
     billed = Counter(api.answered)
     every = args.expire_every
@@ -87,7 +99,8 @@ def main() -> None:
     print(f"clips {args.clips} (forge seed {args.seed}), lines failing once "
           f"{args.fail_share:g}, {expiring}")  # fmt: skip
     print(f"{'':24} {'live':>10} {'batch':>10}")
-    print(f"{'reports':24} {live_run['done']:>10} {len(reports):>10}")
+    print(f"{'reports':24} {live_run['done']:>10} {batch_run['done'] + batch_run['resumed']:>10}")
+    print(f"batch reports with the live report's events, flags and calls: {same}")
     print(f"{'requests billed':24} {live_run['calls']:>10} {sum(billed.values()):>10}")
     print(f"{'cost (run.json) $':24} {live_run['cost_usd']:>10.6f} {batch_run['cost_usd']:>10.6f}")
     print(f"batch / live cost: {batch_run['cost_usd'] / live_run['cost_usd']:.3f}")
