@@ -11,10 +11,9 @@ from gaze.models.protocol import (
     MALFORMED_BODY_ERRORS,
     ImagePart,
     ModelCallError,
-    ModelConfigError,
     TransientModelError,
 )
-from gaze.models.providers.gemini import reply_of
+from gaze.models.providers.gemini import api_error, is_transport_error, reply_of
 
 MAX_LINES = 10_000
 MAX_BYTES = 14 * 1024 * 1024
@@ -111,15 +110,10 @@ class GeminiJobs:
         try:
             return await call
         except self._errors.APIError as exc:
-            code = getattr(exc, "code", 0) or 0
-            if code in (401, 403):
-                raise ModelConfigError(f"the Gemini batch API rejected the key ({code})") from exc
-            if code == 429 or code >= 500:
-                raise TransientModelError(f"{code} from the Gemini batch API") from exc
-            raise ModelCallError(f"{code}: {exc.message or exc}") from exc
+            raise api_error(exc, "the Gemini batch API", "Gemini batch API") from exc
         except UNREACHABLE as exc:
             raise TransientModelError(f"cannot reach the Gemini batch API: {exc}") from exc
-        except Exception as exc:  # httpx transport errors surface under their own names
-            if type(exc).__module__.startswith(("httpx", "httpcore", "aiohttp")):
+        except Exception as exc:
+            if is_transport_error(exc):
                 raise TransientModelError(f"cannot reach the Gemini batch API: {exc}") from exc
             raise

@@ -98,29 +98,42 @@ class GeminiChat:
                 model=self.model, contents=contents, config=config
             )
         except errors.APIError as exc:
-            code = getattr(exc, "code", 0) or 0
-            if code == 429:
-                raise TransientModelError(
-                    f"429 from {self.model}", retry_after_header(exc), rate_limited=True
-                ) from exc
-            if code >= 500:
-                raise TransientModelError(f"{code} from {self.model}") from exc
-            if code in (401, 403):
-                raise ModelConfigError(f"the Gemini API rejected the key ({code})") from exc
-            if code == 404:
-                raise ModelConfigError(f"model {self.model!r} not found") from exc
-            raise ModelCallError(f"{code}: {exc.message or exc}") from exc
+            missing = ModelConfigError(f"model {self.model!r} not found")
+            raise api_error(exc, self.model, "Gemini API", not_found=missing) from exc
         except (TimeoutError, ConnectionError, OSError) as exc:
             raise TransientModelError(f"cannot reach the Gemini endpoint: {exc}") from exc
         except MALFORMED_BODY_ERRORS as exc:
             raise TransientModelError(
                 f"malformed response body from the Gemini endpoint ({type(exc).__name__})"
             ) from exc
-        except Exception as exc:  # httpx transport errors surface under their own names
-            if type(exc).__module__.startswith(("httpx", "httpcore", "aiohttp")):
+        except Exception as exc:
+            if is_transport_error(exc):
                 raise TransientModelError(f"cannot reach the Gemini endpoint: {exc}") from exc
             raise
         return reply_of(response)
+
+
+def api_error(
+    exc: Any, where: str, service: str, *, not_found: Exception | None = None
+) -> Exception:
+    """gaze's error for the SDK's ``APIError`` (by its HTTP code): a 429 or 5xx is transient
+    (a 429 is back-pressure), a rejected key cannot work at all, ``not_found`` stands for a 404
+    where it means more than a failed call."""
+    code = getattr(exc, "code", 0) or 0
+    if code == 429:
+        return TransientModelError(f"429 from {where}", retry_after_header(exc), rate_limited=True)
+    if code >= 500:
+        return TransientModelError(f"{code} from {where}")
+    if code in (401, 403):
+        return ModelConfigError(f"the {service} rejected the key ({code})")
+    if code == 404 and not_found is not None:
+        return not_found
+    return ModelCallError(f"{code}: {exc.message or exc}")
+
+
+def is_transport_error(exc: BaseException) -> bool:
+    """An httpx, httpcore or aiohttp error: the SDK lets them through under their own names."""
+    return type(exc).__module__.startswith(("httpx", "httpcore", "aiohttp"))
 
 
 def reply_of(response: Any) -> ModelReply:
