@@ -26,8 +26,8 @@ from gaze.models.structured import Structured, ask, extract_json
 from gaze.prompts import load_prompt
 from gaze.schema.report import JudgeScore
 
-MAX_JUDGE_FRAMES = defaults.MAX_FRAMES_PER_CALL
-MAX_PROGRESS_CHUNK = defaults.MAX_FRAMES_PER_CALL
+MAX_JUDGE_FRAMES = defaults.JUDGE_FRAMES
+MAX_PROGRESS_CHUNK = defaults.JUDGE_FRAMES
 
 
 class PAJudgement(BaseModel):

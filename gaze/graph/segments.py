@@ -3,7 +3,7 @@
 A subtask's segment spans the windows in which the observer saw it under way, completed or
 failed. Windows no subtask claims form segments of their own, so no part of the clip goes
 unexamined. Long segments are split so one specialist call never sees too many frames, on the
-groups of windows the observers saw together where that costs no extra segment.
+groups of windows the observers saw together (see ``split_span`` for when).
 """
 
 from __future__ import annotations
@@ -25,10 +25,14 @@ def _runs(indices: Sequence[int]) -> list[list[int]]:
 
 
 def split_span(span: Sequence[int], size: int) -> list[list[int]]:
-    """Consecutive window indices in chunks of at most ``size``: chunks start at multiples of
-    ``size`` when that makes no more chunks than counting from the span's first window. Those
-    are the groups of windows the observers saw together (``gaze.graph.observing``), so their
-    frames are a prefix a server's cache holds already."""
+    """Consecutive window indices in chunks of at most ``size``. Chunks start at multiples of
+    ``size``: those are the groups of windows the observers saw together
+    (``gaze.graph.observing``), so a chunk's frames are a prefix a server's cache holds
+    already, except the first chunk's when the span starts inside a group. That costs at most
+    one chunk more than counting from the span's first window, and is taken when it costs
+    none or when the span is longer than one group: then every chunk after the first is
+    shared, more than a group's frames that a caching server would otherwise compute again
+    for one more call."""
     if not span:
         return []
     plain = [list(span[i : i + size]) for i in range(0, len(span), size)]
@@ -38,14 +42,14 @@ def split_span(span: Sequence[int], size: int) -> list[list[int]]:
             aligned[-1].append(index)
         else:
             aligned.append([index])
-    return aligned if len(aligned) <= len(plain) else plain
+    return aligned if len(aligned) <= len(plain) or len(span) > size else plain
 
 
 def align_segments(
     windows: Sequence[WindowRef],
     observations: Sequence[Observation],
     subtask_ids: Sequence[str],
-    max_windows: int = 2,
+    max_windows: int,
 ) -> list[Segment]:
     """Segments from window metadata, per-window observations and the ordered subtask ids."""
     by_index = {w["index"]: w for w in windows}

@@ -20,9 +20,13 @@ BREAKER_AFTER = 6
 work (0: never)."""
 MAX_REPLY_CHARS = 262_144
 """Longest model reply accepted, characters."""
-MAX_FRAMES_PER_CALL = 32
-"""Most frames one request carries: a specialist's or critic's segment, a judge's clip, a
-progress chunk, and what a local vLLM engine is built to accept."""
+MAX_FRAMES_PER_CALL = 64
+"""Most frames one diagnosis request carries: an observer's, specialist's or critic's segment
+(four windows of 16 frames, sent whole), and what a local vLLM engine is built to accept."""
+JUDGE_FRAMES = 32
+"""Most frames one judge request carries: the PA/IA judges' clip (spread evenly) and one chunk
+of the progress estimator's frames. Apart from the diagnosis calls' frames, so the layout of
+those does not move the judges' scores."""
 FRAMES_IN_FLIGHT = 512
-"""Most frames a run's calls hold at once (16 calls of 32 frames): what bounds a long clip's
+"""Most frames a run's calls hold at once (8 calls of 64 frames): what bounds a long clip's
 memory, since a request in flight holds its frames."""

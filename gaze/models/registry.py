@@ -76,7 +76,7 @@ def make_backbone(
     base_url: str | None = None,
     key_env: str | None = None,
     image_detail: str = "auto",
-    max_images: int = 32,
+    max_images: int = defaults.MAX_FRAMES_PER_CALL,
     timeout_s: float | None = None,
 ) -> Backbone:
     """``max_images``: the most images one request of the run carries (an in-process engine
@@ -156,7 +156,7 @@ def bind_roles(
     given: Mapping[str, Backbone] | None = None,
     image_detail: str = "auto",
     endpoint_concurrency: int = 0,
-    max_images: int = 32,
+    max_images: int = defaults.MAX_FRAMES_PER_CALL,
     timeout_s: float | None = None,
 ) -> Bindings:
     """One backbone per distinct model and endpoint -- a pool (``gaze.models.pool``) where

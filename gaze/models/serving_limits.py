@@ -56,8 +56,8 @@ async def startup_check(
     if backbone.provider == "openai" and images > 1:
         refused = (
             f"the server refuses {images} images in one prompt, which gaze sends; start vLLM "
-            f"with --limit-mm-per-prompt '{{\"image\": {images}}}' or lower "
-            "--max-frames-per-call and --frames-per-window"
+            f"with --limit-mm-per-prompt '{{\"image\": {images}}}' or send fewer "
+            "(--max-segment-windows 2 --max-frames-per-call 32, or a lower --frames-per-window)"
         )
         jobs.append(probe(images, refused))
         if hasattr(backbone, "context_length"):
@@ -75,7 +75,8 @@ async def startup_check(
         raise ModelConfigError(
             f"{where}: the model's context is {context:,} tokens but gaze's largest request is "
             f"about {needed:,} ({images} images at {max_side} px); start vLLM with "
-            f"--max-model-len {needed} or lower --max-side or --max-frames-per-call"
+            f"--max-model-len {needed} or lower --max-side, or send shorter segments "
+            "(--max-segment-windows 2 --max-frames-per-call 32)"
         )
 
 

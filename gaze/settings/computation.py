@@ -143,8 +143,12 @@ class Computation:
         ),
     )
     max_segment_windows: int = field(
-        default=2,
-        metadata=describe("Longest segment, in windows; longer subtask spans are split."),
+        default=4,
+        metadata=describe(
+            "Longest segment, in windows; longer subtask spans are split. Each segment costs "
+            "an observer, a specialist and (with findings) a critic call: 4 keeps a 60 s clip "
+            "at 14 calls at most; 2 halves what each call sends and doubles the calls."
+        ),
     )
     segment_observers: bool = field(
         default=True,
@@ -158,9 +162,10 @@ class Computation:
     max_frames_per_call: int = field(
         default=model_defaults.MAX_FRAMES_PER_CALL,
         metadata=describe(
-            "Most frames sent in one specialist or critic call (spread evenly). At 32 a "
-            "two-window segment is sent whole, so its frames repeat, byte for byte and in "
-            "order, what an observer sent before (a prefix cache reuses them)."
+            "Most frames sent in one observer, specialist or critic call (spread evenly). At "
+            "64 a four-window segment is sent whole, so its frames repeat, byte for byte and "
+            "in order, what an observer sent before (a prefix cache reuses them); lower it "
+            "with max_segment_windows (32 with 2) for a model with a shorter context."
         ),
     )
 

@@ -96,8 +96,9 @@ def test_observers_start_before_the_graph_loads(forge_dir, forge_rows, monkeypat
     row = forge_rows["clean"]
     backbone, report = _diagnose(forge_dir / row.video, row.instruction, respond)
     asked = Counter(r.schema_name for r in backbone.requests)
-    pairs = -(-report.clip.duration_s // 8)  # 4 s windows, observed in pairs
-    assert asked["WindowObservations"] == report.manifest.calls["observer"] == pairs  # once each
+    segment_s = 4 * GazeContext().max_segment_windows  # 4 s windows, a segment's in one call
+    groups = -(-report.clip.duration_s // segment_s)
+    assert asked["WindowObservations"] == report.manifest.calls["observer"] == groups  # once each
     assert not report.assessment.not_assessed
 
 
@@ -122,7 +123,8 @@ def test_a_window_is_observed_while_later_windows_are_still_decoding(tmp_path, m
 
     monkeypatch.setattr(store, "_Decoding", Recorded)
     _diagnose(video, "put the block on the plate", respond)
-    assert events.count("observer asked") == 12 and events.count("clip decoded") == 1  # 23 windows
+    groups = -(-23 // GazeContext().max_segment_windows)  # 23 windows, a segment's per call
+    assert events.count("observer asked") == groups and events.count("clip decoded") == 1
     assert events.index("observer asked") < events.index("clip decoded")
 
 

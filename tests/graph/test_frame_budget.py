@@ -47,7 +47,7 @@ class Counting(ScriptedBackbone):
 
 def test_a_runs_calls_hold_no_more_frames_than_the_budget(tmp_path):
     video = tmp_path / "clip.mp4"
-    forge_clip(video, seed=4, failures=[], duration_s=32.0)  # 8 windows: 4 pairs at once
+    forge_clip(video, seed=4, failures=[], duration_s=32.0)  # 8 windows of 16 frames
 
     def most(**settings: int) -> int:
         backbone = Counting()
@@ -61,5 +61,8 @@ def test_a_runs_calls_hold_no_more_frames_than_the_budget(tmp_path):
         )
         return backbone.most
 
-    assert most() >= 64  # unbounded by the budget here: several pairs of windows at once
-    assert most(frames_in_flight=40) <= 40
+    assert most() >= 128  # unbounded by the budget here: both four-window segments at once
+    assert most(frames_in_flight=64) <= 64  # one segment's 64 frames at a time
+    pairs = {"max_segment_windows": 2, "max_frames_per_call": 32}
+    assert most(**pairs) >= 64  # four pairs of windows, several at once
+    assert most(frames_in_flight=40, **pairs) <= 40

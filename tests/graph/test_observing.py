@@ -39,7 +39,8 @@ class HandedOtherwise:
 
 def test_a_window_handed_over_otherwise_than_decoded_is_observed_again():
     backbone = ScriptedBackbone(lambda r: minimal_instance(r.json_schema), model="observe")
-    ctx = GazeContext(use_cache=False)
+    # two-window segments: the pair is complete, so asked, as soon as both are handed over
+    ctx = GazeContext(use_cache=False, max_segment_windows=2, max_frames_per_call=32)
 
     async def run():
         caller = build_caller(ctx, backbones={"default": backbone}, check=False)

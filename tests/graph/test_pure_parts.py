@@ -51,9 +51,12 @@ def test_long_spans_are_split_and_no_subtasks_means_window_runs():
     assert all(s["subtask_id"] is None for s in segments)
 
 
-def test_spans_split_on_the_observers_pairs_when_that_adds_no_segment():
+def test_spans_split_on_the_observers_groups_when_that_adds_no_segment_or_spares_a_group():
     assert split_span([3, 4, 5], 2) == [[3], [4, 5]]  # as many segments as [3, 4], [5]
-    assert split_span([3, 4, 5, 6], 2) == [[3, 4], [5, 6]]  # aligned would make three
+    assert split_span([3, 4], 2) == [[3, 4]]  # one group's length: aligned would make two
+    # longer than a group: one more segment, and [4, 5] and [6] are the observers' prefixes
+    assert split_span([3, 4, 5, 6], 2) == [[3], [4, 5], [6]]
+    assert split_span(list(range(6, 45)), 4)[:2] == [[6, 7], [8, 9, 10, 11]]
     assert split_span([0, 1, 2, 3, 4], 2) == [[0, 1], [2, 3], [4]]
     assert split_span([5], 2) == [[5]] and split_span([], 2) == []
     assert split_span([1, 2, 3, 4], 3) == [[1, 2], [3, 4]]
@@ -70,7 +73,9 @@ def _indices(groups) -> list[tuple[int, ...]]:
 
 def test_observers_see_the_windows_segments_examine():
     windows = [_window(i) for i in range(5)]
-    ctx = GazeContext()
+    # by default a segment is four windows of 16 frames, which one call carries whole
+    assert _indices(observer_groups(windows, GazeContext())) == [(0, 1, 2, 3), (4,)]
+    ctx = GazeContext(max_segment_windows=2, max_frames_per_call=32)
     assert _indices(observer_groups(windows, ctx)) == [(0, 1), (2, 3), (4,)]
     # pairs start on even windows: a window without its partner is seen alone
     assert _indices(observer_groups(windows[1:4], ctx)) == [(1,), (2, 3)]
@@ -78,7 +83,7 @@ def test_observers_see_the_windows_segments_examine():
         (i,) for i in range(5)
     ]
     # the group must fit one call
-    too_many = GazeContext(max_frames_per_call=31)
+    too_many = GazeContext(max_segment_windows=2, max_frames_per_call=31)
     assert _indices(observer_groups(windows[:2], too_many)) == [(0,), (1,)]
     # groups are as long as segments, aligned as split_span aligns them
     fours = GazeContext(max_segment_windows=4, max_frames_per_call=64)
@@ -87,7 +92,7 @@ def test_observers_see_the_windows_segments_examine():
     assert [[w.index for w in g] for g in observer_groups(windows, fours)] == split_span(
         list(range(5)), 4
     )
-    threes = GazeContext(max_segment_windows=3)  # 48 frames do not fit 32: each alone
+    threes = GazeContext(max_segment_windows=3, max_frames_per_call=32)  # 48 do not fit 32
     assert _indices(observer_groups(windows[:3], threes)) == [(0,), (1,), (2,)]
     grids = GazeContext(grid=True, max_frames_per_call=2)  # each window sent as one image
     assert _indices(observer_groups(windows[:2], grids)) == [(0, 1)]

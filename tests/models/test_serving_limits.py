@@ -43,7 +43,8 @@ def test_too_few_images_per_prompt_is_one_line_naming_the_vllm_flag(forge_dir, f
     assert code == 2 and len(clip_requests) <= 2
     assert all(images_in(s.body) == 1 for s in clip_requests)
     line = one_line_error(capsys.readouterr().err)
-    assert "refuses 32 images" in line and "--limit-mm-per-prompt '{\"image\": 32}'" in line
+    assert "refuses 64 images" in line and "--limit-mm-per-prompt '{\"image\": 64}'" in line
+    assert "--max-segment-windows 2 --max-frames-per-call 32" in line  # or send fewer
 
 
 def test_a_context_too_small_for_the_largest_request_is_one_line(forge_dir, forge_rows, capsys):
@@ -52,13 +53,14 @@ def test_a_context_too_small_for_the_largest_request_is_one_line(forge_dir, forg
     assert code == 2
     line = one_line_error(capsys.readouterr().err)
     assert "context is 4,096 tokens" in line and "--max-model-len" in line
+    assert "--max-segment-windows 2 --max-frames-per-call 32" in line  # or send less
 
 
 def test_an_endpoint_that_fits_runs_and_a_smaller_budget_fits_a_smaller_server(
     forge_dir, forge_rows, capsys
 ):
     with StandIn(responder=vllm_like(max_images=16, max_model_len=16384)) as server:
-        assert run(on_server(forge_rows["clean"], forge_dir, server)) == 2  # 32 images > 16
+        assert run(on_server(forge_rows["clean"], forge_dir, server)) == 2  # 64 images > 16
         capsys.readouterr()
         smaller = ["--max-frames-per-call", "16", "--max-side", "384"]
         code = run(on_server(forge_rows["clean"], forge_dir, server, *smaller))

@@ -47,7 +47,7 @@ def test_a_server_failing_every_new_request_once_still_gives_a_whole_report(
     report = Report.model_validate_json(proc.stdout)
     assert "partial" not in report.flags and "parse_failed" not in report.flags
     assert report.manifest.failed_requests * 2 == len(work)  # each request failed exactly once
-    assert report.manifest.calls["observer"] == 2 * 3  # six windows in pairs, each retried once
+    assert report.manifest.calls["observer"] == 2 * 2  # six windows as 4 + 2, each retried once
 
 
 def test_a_rate_limited_server_gets_fewer_requests_at_once_instead_of_failing_the_clip(
@@ -55,11 +55,12 @@ def test_a_rate_limited_server_gets_fewer_requests_at_once_instead_of_failing_th
 ):
     """A server that takes 2 requests at once and answers the rest 429 with Retry-After: gaze
     slows down to what it takes (README: a 429 is back-pressure) and the clip completes. (The
-    clip's three segments send their specialist calls at once.)"""
+    clip is cut into three segments of two windows, whose specialist calls go at once.)"""
     limit = RateLimited(capacity=2, latency_s=0.3, retry_after_s=0.3)
     with StandIn(responder=limit) as server:
         proc = gaze_cli(
             *diagnose_on(long_clip, server.url + "/v1", "--max-retries", "1"),
+            *("--max-segment-windows", "2", "--max-frames-per-call", "32"),
             env={"GAZE_CACHE_DIR": str(tmp_path / "cache")},
         )
     assert proc.returncode == 0, proc.stderr
@@ -118,7 +119,7 @@ def test_one_endpoint_of_a_pool_dying_mid_run_loses_nothing(long_clip, tmp_path)
     assert proc.returncode == 0, proc.stderr
     report = Report.model_validate_json(proc.stdout)
     assert "partial" not in report.flags
-    assert served_alive > 0 and report.manifest.calls["observer"] >= 3  # six windows in pairs
+    assert served_alive > 0 and report.manifest.calls["observer"] >= 2  # six windows: four and two
 
 
 def test_a_run_of_many_clips_keeps_a_short_queue_at_a_server_that_reports_it(forge_dir, tmp_path):
