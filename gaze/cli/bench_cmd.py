@@ -216,7 +216,7 @@ def score(
         console.print(
             f"glide: {result['n_left_out']} manifest clip(s) without predictions left out"
         )
-    console.print(f"metrics written to {out}")
+    console.print(f"metrics written to {out}", soft_wrap=True)
 
 
 @bench.command("screen")

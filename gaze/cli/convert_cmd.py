@@ -90,13 +90,14 @@ def convert(
             )
         else:
             atomic_write_text(curves, _jsonl(outputs["curves"]))
-            console.print(f"{len(outputs['curves'])} curve(s) written to {curves}")
+            console.print(f"{len(outputs['curves'])} curve(s) written to {curves}", soft_wrap=True)
     report = summary.as_dict()
     if summary_out is not None:
         atomic_write_text(summary_out, json.dumps(report, indent=2) + "\n")
     console.print(
         f"{len(outputs[primary])} {primary} row(s) written to {out} from {report['read']} "
-        f"read; {report['skipped']} left out"
+        f"read; {report['skipped']} left out",
+        soft_wrap=True,
     )
     for reason, count in sorted(report["skipped_by_reason"].items()):
         console.print(f"  left out ({count}): {reason}")
@@ -184,7 +185,7 @@ def _export(
         _need(kind, "manifest", target)
         by_case = _curves(curves)
         atomic_write_text(out, _jsonl([toolkit_row(r, by_case.get(r["clip_id"])) for r in rows]))
-    console.print(f"{len(rows)} {kind} row(s) written to {out} as {target}")
+    console.print(f"{len(rows)} {kind} row(s) written to {out} as {target}", soft_wrap=True)
 
 
 def _need(kind: str, wanted: str, target: str) -> None:
@@ -254,4 +255,4 @@ def _write_clip_files(manifest: Path, out: Path) -> None:
     for row, target in zip(rows, targets, strict=True):
         document = clip_document(row, manifest.resolve().parent, out.resolve())
         atomic_write_text(target, json.dumps(document, indent=2) + "\n")
-    Console(stderr=True).print(f"{len(rows)} clip file(s) written to {out}")
+    Console(stderr=True, soft_wrap=True).print(f"{len(rows)} clip file(s) written to {out}")

@@ -156,7 +156,8 @@ def diagnose(
     context = context_from(
         options, roles=parse_role_bindings(list(roles)), sections=sections_of(sections)
     )
-    status = Console(stderr=True)
+    # status lines name files: the terminal may wrap them, but Rich must not break a path
+    status = Console(stderr=True, soft_wrap=True)
     if has_model(context):
         report = _run_graph(request, context, status, transcript)
     else:

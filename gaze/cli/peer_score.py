@@ -64,5 +64,6 @@ def score_peer(
     left = result["left_out"]
     console.print(
         f"left out as the peer's code does: {len(left['reference_only'])} reference-only, "
-        f"{len(left['predicted_only'])} prediction-only; metrics written to {out}"
+        f"{len(left['predicted_only'])} prediction-only; metrics written to {out}",
+        soft_wrap=True,
     )

@@ -255,10 +255,14 @@ def test_light_commands_import_no_heavy_library(args, forge_dir, forge_rows):
 
 
 def test_html_prints_the_path_it_wrote(tmp_path, capsys):
-    """`--html` says where the page went, with the terminal report and with --json alike."""
-    page = tmp_path / "page.html"
+    """`--html` says where the page went, with the terminal report and with --json alike, on
+    one line: a path longer than the terminal is left for the terminal to wrap, never broken
+    by gaze (it used to break inside a word, which a copied path does not survive)."""
+    folder = tmp_path / ("a-long-folder-name-" * 5)
+    folder.mkdir()
+    page = folder / "page.html"
     for extra in ([], ["--json"]):
         page.unlink(missing_ok=True)
         assert run(["diagnose", "--demo", "--html", str(page), *extra]) == 0
-        assert f"page written to {page}" in " ".join(capsys.readouterr().err.split())
+        assert f"page written to {page}\n" in capsys.readouterr().err
         assert page.is_file()
