@@ -11,18 +11,15 @@ from gaze.models.batch.jobs import Collected, Line, chunked
 from gaze.models.protocol import (
     MALFORMED_BODY_ERRORS,
     ModelCallError,
-    ModelConfigError,
     TransientModelError,
 )
-from gaze.models.providers.openai_chat import reply_of, request_body
-from gaze.redact import public_url, redact
+from gaze.models.providers.openai_chat import TRANSIENT_STATUS, api_error, reply_of, request_body
 
 ENDPOINT = "/v1/chat/completions"
 RUNNING = frozenset({"validating", "in_progress", "finalizing", "cancelling"})
 MAX_LINES = 50_000
 MAX_BYTES = 190 * 1024 * 1024
 """Under the API's 200 MB input file."""
-RETRYABLE = frozenset({408, 409, 429})
 UNUSABLE: tuple[type[BaseException], ...] = (
     TransientModelError,
     ModelCallError,
@@ -125,27 +122,18 @@ class OpenAIJobs:
                 found.failed[key] = f"unusable line ({exc})"
             return
         message = _message(body, line.get("error"))
-        if isinstance(status, int) and 400 <= status < 500 and status not in RETRYABLE:
+        if isinstance(status, int) and 400 <= status < 500 and status not in TRANSIENT_STATUS:
             found.refused[key] = f"{status}: {message}"
         else:
             found.failed[key] = f"{status or 'no status'}: {message}"
 
     async def _api(self, call: Awaitable[T]) -> T:
-        """One request to the files or batches API, its errors as gaze's."""
-        openai = self._openai
-        where = public_url(self.base_url) if self.base_url else "the OpenAI API"
+        """One request to the files or batches API, its errors as gaze's (a 404 is a failed
+        call: ``collect`` sends a job's lines again when the API no longer knows the job)."""
         try:
             return await call
-        except openai.AuthenticationError as exc:
-            raise ModelConfigError(f"the batch API rejected the key ({exc.status_code})") from exc
-        except openai.APIStatusError as exc:
-            if exc.status_code in RETRYABLE or exc.status_code >= 500:
-                raise TransientModelError(f"{exc.status_code} from {where}") from exc
-            raise ModelCallError(f"{exc.status_code} from {where}") from exc
-        except openai.APIError as exc:  # timeouts, refused connections, bodies not JSON
-            raise TransientModelError(
-                redact(f"cannot reach the batch API at {where}: {exc}")
-            ) from exc
+        except self._openai.APIError as exc:
+            raise api_error(self._openai, exc, self.base_url, "batch API") from exc
 
 
 def _message(body: Any, error: Any) -> str:

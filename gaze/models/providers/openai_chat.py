@@ -152,24 +152,45 @@ class OpenAIChat:
                 body=request_body(self.model, request, self.image_detail),
                 options=SEND_OPTIONS,
             )
-        except openai.RateLimitError as exc:
-            raise TransientModelError(
-                f"429 from {self.model}", retry_after_header(exc), rate_limited=True
-            ) from exc
-        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-            where = public_url(self.base_url) if self.base_url else "the OpenAI API"
-            raise TransientModelError(redact(f"cannot reach {where}: {exc}")) from exc
-        except openai.InternalServerError as exc:
-            raise TransientModelError(f"server error {exc.status_code}") from exc
-        except openai.AuthenticationError as exc:
-            raise ModelConfigError(f"the server rejected the API key ({exc.status_code})") from exc
-        except openai.NotFoundError as exc:
-            raise ModelConfigError(f"model {self.model!r} not found at the server") from exc
-        except openai.APIStatusError as exc:
-            raise ModelCallError(f"{exc.status_code}: {_message(exc)}") from exc
-        except (openai.APIResponseValidationError, *MALFORMED_BODY_ERRORS) as exc:
-            raise TransientModelError(_malformed(self.base_url, exc)) from exc
+        except (openai.APIError, *MALFORMED_BODY_ERRORS) as exc:
+            not_found = ModelConfigError(f"model {self.model!r} not found at the server")
+            raise api_error(openai, exc, self.base_url, "server", not_found=not_found) from exc
         return reply_of(response, self.base_url)
+
+
+TRANSIENT_STATUS = frozenset({408, 409, 429})
+"""Codes under 500 that are worth the same request again: a timeout, a conflict, a 429."""
+
+
+def api_error(
+    openai: Any,
+    exc: BaseException,
+    base_url: str | None,
+    service: str,
+    *,
+    not_found: Exception | None = None,
+) -> Exception:
+    """gaze's error for what the openai SDK raised, for live calls and batch jobs alike: no
+    connection, a timeout, a 5xx, 408, 409 or 429 (back-pressure, with its Retry-After) or a
+    body that is not the API's JSON is transient; a rejected key cannot work at all;
+    ``not_found`` stands for a 404 where it means more than a failed call."""
+    where = public_url(base_url) if base_url else "the OpenAI API"
+    if isinstance(exc, openai.APIStatusError):
+        code = exc.status_code
+        if code == 429:
+            return TransientModelError(
+                f"429 from {where}", retry_after_header(exc), rate_limited=True
+            )
+        if code >= 500 or code in TRANSIENT_STATUS:
+            return TransientModelError(f"server error {code} from {where}")
+        if code == 401:
+            return ModelConfigError(f"the {service} rejected the API key ({code})")
+        if code == 404 and not_found is not None:
+            return not_found
+        return ModelCallError(f"{code}: {_message(exc)}")
+    if isinstance(exc, (openai.APIResponseValidationError, *MALFORMED_BODY_ERRORS)):
+        return TransientModelError(_malformed(base_url, exc))
+    return TransientModelError(redact(f"cannot reach {where}: {exc}"))
 
 
 def reply_of(response: Any, base_url: str | None = None) -> ModelReply:
