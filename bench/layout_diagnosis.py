@@ -4,13 +4,14 @@ segments of up to 32 frames per call (`--max-segment-windows 2 --max-frames-per-
 four-window segments of up to 64 (`--max-segment-windows 4 --max-frames-per-call 64`).
 
 Prints, per clip length and backbone, the calls per clip at each layout (and the ratio to
-RoboGaze's published 7.1 under 10 s / 14.2 over 30 s), the failed attempts (a reply that did
-not parse and was asked again), the parse losses (parts left not assessed or incomplete because
-a reply never parsed, even after its retries), and how many clips gave the same diagnosis at
-both layouts: the same events (type, dimension, span, severity, confidence), the same rejected
-hypotheses (type, span) and the same flags. Segment names differ between layouts, so the parts
-not assessed are compared by count. ``scripted:unruly`` finds one spoiled event per specialist
-call, so its diagnosis follows the call count by design; for it, the parse losses are the test.
+RoboGaze's published calls per clip, as `bench/request_cost.py` takes it), the failed attempts
+(a reply that did not parse and was asked again), the parse losses (parts left not assessed or
+incomplete because a reply never parsed, even after its retries), and how many clips gave the
+same diagnosis at both layouts: the same events (type, dimension, span, severity, confidence),
+the same rejected hypotheses (type, span) and the same flags. Segment names differ between
+layouts, so the parts not assessed are compared by count. ``scripted:unruly`` finds one spoiled
+event per specialist call, so its diagnosis follows the call count by design; for it, the parse
+losses are the test.
 
     python bench/layout_diagnosis.py [--durations 8 30 60] [--seeds 3]
                                      [--models scripted:auto scripted:unruly]
@@ -29,6 +30,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from request_cost import against_robogaze  # noqa: E402  (RoboGaze's published figures)
 
 from gaze.bench.forge import forge_clip  # noqa: E402
 from gaze.bench.forge.failures import FRAME_FAILURES, SCENE_FAILURES  # noqa: E402
@@ -39,13 +43,6 @@ LAYOUTS = {
     "4 windows": "--max-segment-windows 4 --max-frames-per-call 64",
 }
 FAILURES = [*SCENE_FAILURES, *FRAME_FAILURES]
-
-
-def robogaze_calls(duration_s: float) -> float | None:
-    """RoboGaze's published calls per clip for clips of this length (none between 10 and 30 s)."""
-    if duration_s < 10:
-        return 7.1
-    return 14.2 if duration_s > 30 else None
 
 
 def diagnose(clip: Path, instruction: str, model: str, layout: str) -> dict[str, Any]:
@@ -118,8 +115,7 @@ def main(argv: list[str]) -> None:
                     same += seen[names[0]] == seen[names[1]]
                     events += len(seen[names[1]][0])
                 n = len(clips)
-                published = robogaze_calls(duration)
-                ratio = "-" if published is None else f"{calls[names[1]] / n / published:.2f}"
+                ratio = against_robogaze(calls[names[1]] / n, duration)
                 print(
                     f"| {model} | {duration:g} | {n} | {calls[names[0]] / n:.1f} | "
                     f"{calls[names[1]] / n:.1f} | {ratio} | {failed[names[0]]} | "

@@ -71,7 +71,7 @@ HOSTED_USD_PER_MTOK = 2.50
 """Input price used for the cost column (a common hosted vision model's list price, 2025)."""
 
 
-def against_robogaze(requests: int, duration_s: float) -> str:
+def against_robogaze(requests: float, duration_s: float) -> str:
     """Requests over RoboGaze's published calls for a clip of that length: under 10 s against
     7.1, from 30 s on against its figure for clips over 30 s; "-" between, which it does not
     report."""
