@@ -13,6 +13,7 @@ from rich.table import Table
 from gaze.atomic import claim_output, to_stdout
 from gaze.bench.results import write_results
 from gaze.bench.score_cases import HEADLINE
+from gaze.cli.say import say_whole
 from gaze.environment import from_environment
 from gaze.errors import GazeInputError
 from gaze.metrics import RESAMPLES
@@ -216,7 +217,7 @@ def score(
         console.print(
             f"glide: {result['n_left_out']} manifest clip(s) without predictions left out"
         )
-    console.print(f"metrics written to {out}", soft_wrap=True)
+    say_whole(console, f"metrics written to {out}")
 
 
 @bench.command("screen")
@@ -348,7 +349,7 @@ def annotators_cmd(first: Path, second: Path, out: Path, n_boot: int, seed: int)
     print_fitted(Console(stderr=to_stdout(out)), title, ["metric", "value [95 %]"], rows)
     for key, path in (("only_in_first", first), ("only_in_second", second)):
         if result[key]:
-            Console(stderr=True).print(f"{len(result[key])} clip(s) only in {path}: left out")
+            say_whole(Console(stderr=True), f"{len(result[key])} clip(s) only in {path}: left out")
 
 
 @bench.command("direction")

@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 
 from gaze.atomic import atomic_write_text, claim_folder, claim_output, inside
+from gaze.cli.say import say_whole
 from gaze.errors import GazeInputError
 from gaze.formats.convert import FROM_FORMATS, TO_FORMATS, Rows
 
@@ -90,14 +91,14 @@ def convert(
             )
         else:
             atomic_write_text(curves, _jsonl(outputs["curves"]))
-            console.print(f"{len(outputs['curves'])} curve(s) written to {curves}", soft_wrap=True)
+            say_whole(console, f"{len(outputs['curves'])} curve(s) written to {curves}")
     report = summary.as_dict()
     if summary_out is not None:
         atomic_write_text(summary_out, json.dumps(report, indent=2) + "\n")
-    console.print(
+    say_whole(
+        console,
         f"{len(outputs[primary])} {primary} row(s) written to {out} from {report['read']} "
         f"read; {report['skipped']} left out",
-        soft_wrap=True,
     )
     for reason, count in sorted(report["skipped_by_reason"].items()):
         console.print(f"  left out ({count}): {reason}")
@@ -170,7 +171,7 @@ def _export(
     if target == "robogaze-code":
         _write_original(kind, rows, out, fps, manifest_for_fps)
         what = "report.json" if kind == "predictions" else "ground-truth"
-        console.print(f"{len(rows)} {what} file(s) written under {out}")
+        say_whole(console, f"{len(rows)} {what} file(s) written under {out}")
         return
     if target == "glide":
         atomic_write_text(out, json.dumps(glide_document(rows), indent=2) + "\n")
@@ -185,7 +186,7 @@ def _export(
         _need(kind, "manifest", target)
         by_case = _curves(curves)
         atomic_write_text(out, _jsonl([toolkit_row(r, by_case.get(r["clip_id"])) for r in rows]))
-    console.print(f"{len(rows)} {kind} row(s) written to {out} as {target}", soft_wrap=True)
+    say_whole(console, f"{len(rows)} {kind} row(s) written to {out} as {target}")
 
 
 def _need(kind: str, wanted: str, target: str) -> None:
@@ -255,4 +256,4 @@ def _write_clip_files(manifest: Path, out: Path) -> None:
     for row, target in zip(rows, targets, strict=True):
         document = clip_document(row, manifest.resolve().parent, out.resolve())
         atomic_write_text(target, json.dumps(document, indent=2) + "\n")
-    Console(stderr=True, soft_wrap=True).print(f"{len(rows)} clip file(s) written to {out}")
+    say_whole(Console(stderr=True), f"{len(rows)} clip file(s) written to {out}")

@@ -21,6 +21,7 @@ from gaze.cli.options import (
     sections_option,
 )
 from gaze.cli.progress_bar import GraphProgress
+from gaze.cli.say import say_whole
 from gaze.errors import GazeInputError
 from gaze.models.registry import parse_role_bindings
 from gaze.schema.inputs import ClipInput, default_clip_id
@@ -156,8 +157,7 @@ def diagnose(
     context = context_from(
         options, roles=parse_role_bindings(list(roles)), sections=sections_of(sections)
     )
-    # status lines name files: the terminal may wrap them, but Rich must not break a path
-    status = Console(stderr=True, soft_wrap=True)
+    status = Console(stderr=True)
     if has_model(context):
         report = _run_graph(request, context, status, transcript)
     else:
@@ -178,8 +178,8 @@ def diagnose(
     else:
         render(report, report_console())
     if out is not None:
-        status.print(f"report written to {out}")
+        say_whole(status, f"report written to {out}")
     if html_out is not None:
-        status.print(f"page written to {html_out}")
+        say_whole(status, f"page written to {html_out}")
     if transcript is not None and transcript.exists():
-        status.print(f"transcript written to {transcript}")
+        say_whole(status, f"transcript written to {transcript}")

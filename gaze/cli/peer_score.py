@@ -11,6 +11,7 @@ from rich.table import Table
 
 from gaze.atomic import to_stdout
 from gaze.bench.results import write_results
+from gaze.cli.say import say_whole
 from gaze.environment import from_environment
 
 
@@ -62,8 +63,8 @@ def score_peer(
         table.add_row(key, value)
     Console(stderr=to_stdout(out)).print(table)
     left = result["left_out"]
-    console.print(
+    say_whole(
+        console,
         f"left out as the peer's code does: {len(left['reference_only'])} reference-only, "
         f"{len(left['predicted_only'])} prediction-only; metrics written to {out}",
-        soft_wrap=True,
     )

@@ -13,6 +13,7 @@ from gaze.atomic import atomic_write_text, claim_folder
 from gaze.bench import B2_SAMPLES, CLIPS_IN_FLIGHT
 from gaze.bench.methods import METHODS
 from gaze.cli.context_options import context_from, context_options
+from gaze.cli.say import say_whole
 from gaze.errors import GazeInputError
 
 KINDS = (
@@ -167,4 +168,4 @@ def probe(
         console.print(f"[yellow]skipped[/yellow] {clip_id}: {reason}")
     for clip_id, reason in sorted(report["failed"].items()):
         console.print(f"[red]failed[/red] {clip_id}: {reason}")
-    console.print(f"trust report: {folder / 'trust.json'} and {folder / 'trust.html'}")
+    say_whole(console, f"trust report: {folder / 'trust.json'} and {folder / 'trust.html'}")

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from gaze.cli.say import say_whole
 from gaze.errors import GazeInputError
 
 
@@ -44,6 +45,6 @@ def review(source: Path, out: Path, annotator: str, port: int) -> None:
                 f"reviewing {len(clips)} clips ({done} done); labels in {out}, decisions "
                 f"logged in {store.log}"
             )
-            status.print(f"open {server.url} (Ctrl-C stops; nothing decided is lost)")
+            say_whole(status, f"open {server.url} (Ctrl-C stops; nothing decided is lost)")
 
         serve_until_stopped(lambda: ReviewServer(store, review_page(), port), port, announce)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from gaze.cli.say import say_whole
 from gaze.errors import GazeInputError
 
 
@@ -50,7 +51,7 @@ def view(
         site = build_site(rundirs, out, scores, lambda c: spinner.update(f"page of {c} …"))
     for problem in site.problems:
         status.print(f"[yellow]{problem}[/yellow]")
-    status.print(f"{len(site.pages)} pages written; open {site.index}")
+    say_whole(status, f"{len(site.pages)} pages written; open {site.index}")
     if not serve:
         return
     from gaze.cli.options import serve_until_stopped
@@ -59,5 +60,5 @@ def view(
     serve_until_stopped(
         lambda: site_server(site.folder, site.pages, site.videos, port),
         port,
-        lambda server: status.print(f"serving {server.url(site.index)} (Ctrl-C stops)"),
+        lambda server: say_whole(status, f"serving {server.url(site.index)} (Ctrl-C stops)"),
     )
