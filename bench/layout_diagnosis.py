@@ -37,9 +37,10 @@ from request_cost import against_robogaze  # noqa: E402  (RoboGaze's published f
 from gaze.bench.forge import forge_clip  # noqa: E402
 from gaze.bench.forge.failures import FRAME_FAILURES, SCENE_FAILURES  # noqa: E402
 from gaze.cli.main import run  # noqa: E402
+from gaze.models.serving_limits import SHORTER_SEGMENTS  # noqa: E402
 
 LAYOUTS = {
-    "2 windows": "--max-segment-windows 2 --max-frames-per-call 32",
+    "2 windows": SHORTER_SEGMENTS,
     "4 windows": "--max-segment-windows 4 --max-frames-per-call 64",
 }
 FAILURES = [*SCENE_FAILURES, *FRAME_FAILURES]

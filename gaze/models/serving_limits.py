@@ -17,6 +17,11 @@ TEXT_TOKENS = 6000
 """Room for the longest prompt text (codebook catalogue, memories, observations) and reply."""
 
 
+SHORTER_SEGMENTS = "--max-segment-windows 2 --max-frames-per-call 32"
+"""The layout both start-up errors suggest for a server that cannot take the default's
+requests: half the frames per request, twice the calls."""
+
+
 def largest_request_tokens(backbone: Backbone, images: int, max_side: int) -> int:
     """Input tokens of the largest request gaze would send: ``images`` frames at
     ``max_side`` (4:3, the common case) plus the prompt text and the reply."""
@@ -57,7 +62,7 @@ async def startup_check(
         refused = (
             f"the server refuses {images} images in one prompt, which gaze sends; start vLLM "
             f"with --limit-mm-per-prompt '{{\"image\": {images}}}' or send fewer "
-            "(--max-segment-windows 2 --max-frames-per-call 32, or a lower --frames-per-window)"
+            f"({SHORTER_SEGMENTS}, or a lower --frames-per-window)"
         )
         jobs.append(probe(images, refused))
         if hasattr(backbone, "context_length"):
@@ -76,7 +81,7 @@ async def startup_check(
             f"{where}: the model's context is {context:,} tokens but gaze's largest request is "
             f"about {needed:,} ({images} images at {max_side} px); start vLLM with "
             f"--max-model-len {needed} or lower --max-side, or send shorter segments "
-            "(--max-segment-windows 2 --max-frames-per-call 32)"
+            f"({SHORTER_SEGMENTS})"
         )
 
 
