@@ -101,6 +101,7 @@ async def _run_graph(
     svc.started_at = started_at  # the report's wall time includes building the clients
     # every request of this clip prefers one endpoint of a pool (its prefix cache)
     affinity = clip_affinity.set(request.clip_id)
+    layout: asyncio.Future[Any] | None = None
     try:
         if not Path(request.video).exists():
             raise GazeInputError(f"no such file: {request.video}")
@@ -111,9 +112,10 @@ async def _run_graph(
             "clip_id": request.clip_id,
         }
         # grounding calls, decoding and the pixel pass start while the graph module loads
-        start_early(inputs, svc, ctx)
+        layout = start_early(inputs, svc, ctx)
         await _first_request_handed_over(svc)
         graph = await asyncio.to_thread(_load_graph)
+        ctx, svc.served_images = await layout  # segments as long as the servers take
         config = {"run_id": uuid.UUID(run_id), "recursion_limit": 100}
         deadline = asyncio.timeout(ctx.clip_timeout_s)
         try:
@@ -127,6 +129,8 @@ async def _run_graph(
             ) from None
         return Report.model_validate(final["report"])
     finally:
+        if layout is not None:
+            layout.cancel()
         clip_affinity.reset(affinity)
         await close_run(run_id)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gaze.bench.forge import KINDS, forge_set
+from gaze.bench.forge.forge import forge_clip
 from gaze.schema.manifest import ManifestClip
 from tests.devserver import dev_server  # noqa: F401  (a fixture: the LangGraph dev server)
 
@@ -24,6 +25,14 @@ def forge_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("forge")
     forge_set(out, count=len(KINDS), seed=FORGE_SEED)
     return out
+
+
+@pytest.fixture(scope="session")
+def long_clip(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ManifestClip]:
+    """A 24 s forge clip (6 windows): enough parallel observer and specialist calls for a
+    burst of first attempts to meet a server's limits at the default concurrency."""
+    path = tmp_path_factory.mktemp("long") / "long.mp4"
+    return path, forge_clip(path, seed=11, failures=[], duration_s=24.0)
 
 
 @pytest.fixture(scope="session")

@@ -26,6 +26,7 @@ from gaze.graph.state import TaskMemoryRecord
 from gaze.models.structured import Structured
 from gaze.schema.records import record_of
 from gaze.settings.context import GazeContext, diagnosing
+from gaze.settings.served_layout import served_layout
 from gaze.video.frames import encode_jpeg, resize_max_side
 
 MemoryKind = Literal["task", "scene"]
@@ -70,18 +71,29 @@ async def ground(
     return await grounding.ground(svc.caller, kind, inputs["instruction"], scene, ctx.max_retries)
 
 
-def start_early(inputs: Mapping[str, Any], svc: RunServices, ctx: GazeContext) -> None:
+def start_early(
+    inputs: Mapping[str, Any], svc: RunServices, ctx: GazeContext
+) -> asyncio.Future[tuple[GazeContext, int | None]]:
     """Start the run's grounding call and observers now; the nodes collect them. The caller
     has started the clip's decoding (and pixel pass) with the run's store, before the SDK
-    clients were built (``gaze.api``)."""
+    clients were built (``gaze.api``). The observers start once the layout the servers take is
+    known (``gaze.settings.served_layout``), which the returned future gives: the graph runs
+    with that context."""
     kind = grounding_kind(ctx)
     if kind is not None:
         svc.early["grounding"] = asyncio.ensure_future(ground(kind, inputs, svc, ctx))
+    grounding_call = svc.early.get("grounding")
+    layout = asyncio.ensure_future(served_layout(svc.caller, ctx, grounding_call))
     if diagnosing(ctx):
-        call = svc.early.get("grounding") if wants_memory(ctx, "task") else None
-        svc.early["observe"] = asyncio.ensure_future(
-            observe_windows(svc, ctx, inputs["instruction"], inputs["video"], task_memory_of(call))
-        )
+        call = grounding_call if wants_memory(ctx, "task") else None
+
+        async def observe() -> Any:
+            fitted, _ = await asyncio.shield(layout)
+            instruction, video = inputs["instruction"], inputs["video"]
+            return await observe_windows(svc, fitted, instruction, video, task_memory_of(call))
+
+        svc.early["observe"] = asyncio.ensure_future(observe())
+    return layout
 
 
 async def task_memory_of(call: asyncio.Future[Any] | None) -> TaskMemoryRecord | None:

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from gaze.graph.crosscheck import pa_notes, progress_notes
 from gaze.graph.services import RunServices, finish, services
 from gaze.graph.state import CheckedHypothesis, State, Update
-from gaze.models.caller import Caller, usage_totals
+from gaze.models.caller import usage_totals
 from gaze.pixels.diagnosis import pixel_signals
 from gaze.prompts import load_prompt
 from gaze.redact import redact
@@ -63,7 +63,8 @@ def graph_assessment(ctx: GazeContext, incomplete: list[str]) -> Assessment:
     )
 
 
-def manifest(state: State, ctx: GazeContext, caller: Caller) -> RunManifest:
+def manifest(state: State, ctx: GazeContext, svc: RunServices) -> RunManifest:
+    caller = svc.caller
     usage = state.get("usage", [])
     used_roles = sorted({r["role"] for r in usage})
     used_prompts = sorted(set(state.get("prompts", [])))
@@ -73,6 +74,7 @@ def manifest(state: State, ctx: GazeContext, caller: Caller) -> RunManifest:
         prompts=[load_prompt(p).record for p in used_prompts],
         models={role: caller.model_name(role) for role in used_roles},
         usage=usage_totals(usage, caller.pricing),
+        served_images=svc.served_images,
     )
 
 
@@ -129,7 +131,7 @@ async def _report(state: State, ctx: GazeContext, svc: RunServices) -> Report:
         ia=JudgeScore.model_validate(state["ia"]) if state.get("ia") else None,
         progress=ProgressCurve.model_validate(state["progress"]) if state.get("progress") else None,
         consistency=consistency,
-        manifest=manifest(state, ctx, svc.caller),
+        manifest=manifest(state, ctx, svc),
     )
     return result
 

@@ -66,6 +66,9 @@ class RunServices:
     started_at: float = field(default_factory=time.time)
     """When the run's work began (wall clock): the report's wall time counts from here, so work
     started before the graph ran (decoding, grounding, observers) counts too."""
+    served_images: int | None = None
+    """The most images per request the servers take, when the run's segments were shortened to
+    fit it (``gaze.settings.served_layout``); None when the settings were used as given."""
 
     async def aclose(self) -> None:
         for job in self.early.values():

@@ -63,6 +63,14 @@ def cache_key(provider: str, model: str, endpoint: str, request: ModelRequest) -
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def finding_key(provider: str, model: str, endpoint: str, finding: str) -> str:
+    """The key a start-up check's ``finding`` about an endpoint is stored under (beside the
+    replies: a rerun answered from the cache needs it, and no server)."""
+    payload = {"finding": finding, "provider": provider, "model": model, "endpoint": endpoint}
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
 def _add_later_columns(db: sqlite3.Connection) -> None:
     """The columns a store written by an earlier gaze lacks (another process opening it at the
     same moment may add one first)."""

@@ -9,21 +9,23 @@ transport errors and unparseable replies.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from typing_extensions import TypedDict
 
 from gaze.models import defaults
-from gaze.models.cache import ResponseCache, cache_key
+from gaze.models.cache import ResponseCache, cache_key, finding_key
 from gaze.models.prices import Pricing
 from gaze.models.protocol import (
     Backbone,
     EndpointDownError,
+    FewerImagesServed,
     ModelReply,
     ModelRequest,
     TransientModelError,
@@ -161,9 +163,12 @@ class Caller:
         backbone = self.backbone(role)
         return f"{backbone.provider}:{backbone.model}"
 
+    def _endpoint(self, role: str) -> str:
+        return self.endpoints.get(role, self.endpoints.get("default", ""))
+
     def key(self, request: ModelRequest) -> str:
         backbone = self.backbone(request.role)
-        endpoint = self.endpoints.get(request.role, self.endpoints.get("default", ""))
+        endpoint = self._endpoint(request.role)
         detail = getattr(backbone, "image_detail", "auto")
         if detail != "auto":  # the same messages at another detail are another request
             endpoint += f"#detail={detail}"
@@ -216,10 +221,55 @@ class Caller:
         checked = self._here().checked
         job = checked.get(id(backbone))
         if job is None:
-            where = f"{backbone.provider}:{backbone.model} ({role})"
-            job = asyncio.ensure_future(self._check(backbone, where))
+            job = asyncio.ensure_future(self._checked(backbone, role))
             checked[id(backbone)] = job
         return job
+
+    async def _checked(self, backbone: Backbone, role: str) -> None:
+        """The check, its finding on images per request remembered in the cache."""
+        assert self._check is not None
+        try:
+            await self._check(backbone, f"{backbone.provider}:{backbone.model} ({role})")
+        except FewerImagesServed as exc:
+            await self._remember_images(role, str(exc.images))
+            raise
+        await self._remember_images(role, "")  # a server restarted with a higher limit
+
+    def _images_key(self, role: str) -> str:
+        backbone = self.backbone(role)
+        return finding_key(backbone.provider, backbone.model, self._endpoint(role), "images")
+
+    async def _remember_images(self, role: str, most: str) -> None:
+        if self.cache is not None:
+            await self.cache.aput(self._images_key(role), ModelReply(most, 0, 0))
+
+    @property
+    def checks_started(self) -> bool:
+        """Whether a start-up check has begun in this loop (a request went to a server)."""
+        return bool(self._here().checked)
+
+    async def images_served(self, roles: Iterable[str], *, check: bool) -> int | None:
+        """The fewest images per request the roles' backbones take, where a start-up check
+        found fewer than gaze's largest request; None where none did, or none could tell. From
+        this loop's finished checks, else from what the cache remembers of an earlier run (a
+        rerun answered from the cache needs no server), else, with ``check``, from the checks
+        run now."""
+        found: list[int] = []
+        for role in dict.fromkeys(roles):
+            job = self._here().checked.get(id(self.backbone(role)))
+            if job is None and self.cache is not None:
+                remembered = await self.cache.aget(self._images_key(role))
+                if remembered is not None:
+                    found += [int(remembered.text)] if remembered.text else []
+                    continue
+            if job is None and check:
+                job = self._check_job(self.backbone(role), role)
+            if job is not None:
+                with contextlib.suppress(Exception):  # another error: a request will meet it
+                    await asyncio.shield(job)
+                error = job.exception() if job.done() and not job.cancelled() else None
+                found += [error.images] if isinstance(error, FewerImagesServed) else []
+        return min(found, default=None)
 
     def throttle(self, backbone: Backbone) -> Throttle:
         """The backbone's adaptive in-flight limit (``gaze.models.throttle``)."""
@@ -253,21 +303,21 @@ class Caller:
             ahead_of_check = self._here().ahead_of_check
             ahead = ahead_of_check.get(id(backbone), 0)
             if ahead >= AHEAD_OF_CHECK:
-                await asyncio.shield(check)
+                await _passed(check, request)
             else:
                 ahead_of_check[id(backbone)] = ahead + 1
         if check is not None and check.done():
-            check.result()  # a backbone found unusable gets no more requests
+            await _passed(check, request)  # a backbone found unusable gets no more requests
         try:
             reply = await self._send_now(backbone, request, record)
         except Exception:
             if check is not None:  # the check's one-line diagnosis explains this failure best
-                await asyncio.shield(check)
+                await _passed(check, request)
             raise
         if check is not None:
             # The first requests go out while the check runs (its latency is then off the
             # critical path); a reply is returned only once the backbone has passed it.
-            await asyncio.shield(check)
+            await _passed(check, request)
         return reply
 
     async def _send_now(
@@ -343,3 +393,14 @@ def usage_totals(records: list[CallRecord], pricing: Pricing) -> dict[str, Any]:
         "cache_hits": len(records) - len(billed),
         "cost_usd": pricing.cost(list(records)),
     }
+
+
+async def _passed(check: asyncio.Future[None], request: ModelRequest) -> None:
+    """Wait for a backbone's start-up check; raise its error unless the request is one the
+    backbone takes (an endpoint that takes fewer images than gaze's largest request still takes
+    requests of fewer)."""
+    try:
+        await asyncio.shield(check)
+    except FewerImagesServed as exc:
+        if not exc.allows(request.images):
+            raise

@@ -35,6 +35,7 @@ from typing import Any
 from gaze.models.protocol import (
     Backbone,
     EndpointUnreachableError,
+    FewerImagesServed,
     ModelReply,
     ModelRequest,
     TransientModelError,
@@ -286,11 +287,16 @@ async def check_pool(
     jobs = [check(e.backbone, f"{where} at {e.name}") for e in pool.endpoints]
     results = await asyncio.gather(*jobs, return_exceptions=True)
     unreachable: list[EndpointUnreachableError] = []
+    fewer: list[FewerImagesServed] = []  # the pool takes what its smallest endpoint takes
     for endpoint, result in zip(pool.endpoints, results, strict=True):
         if isinstance(result, EndpointUnreachableError):
             unreachable.append(result)
             pool.mark_down(endpoint.backbone, str(result))
-        elif result is not None:
+        elif isinstance(result, FewerImagesServed):
+            fewer.append(result)
+        elif isinstance(result, BaseException):
             raise result
     if len(unreachable) == len(pool.endpoints):
         raise unreachable[0]
+    if fewer:
+        raise min(fewer, key=lambda e: e.images)

@@ -161,3 +161,17 @@ class ModelConfigError(GazeInputError):
 class EndpointUnreachableError(ModelConfigError):
     """The start-up check got no reply at all (refused connections, timeouts, 5xx to the
     end): a pool takes such an endpoint out of rotation; a lone endpoint fails the run."""
+
+
+class FewerImagesServed(ModelConfigError):
+    """The endpoint works, but takes fewer images per request than gaze's largest (found by
+    its start-up check): requests of at most ``images`` images may still go to it."""
+
+    def __init__(self, message: str, images: int) -> None:
+        super().__init__(message)
+        self.images = images
+        """The most images one request to this endpoint may carry."""
+
+    def allows(self, images: int) -> bool:
+        """Whether a request of ``images`` images may go to the endpoint."""
+        return images <= self.images

@@ -1,15 +1,23 @@
 """What an endpoint accepts, found out before any clip work: images per prompt (vLLM refuses
 more than ``--limit-mm-per-prompt``) and context length (``--max-model-len``, which vLLM
-reports on ``/v1/models``). Each limit gaze would hit is one line saying what to change."""
+reports on ``/v1/models``). Each limit gaze would hit is one line saying what to change; where
+the check can tell how many images the server does take, the error carries that number, so a
+run can shorten its segments to fit instead (``gaze.settings.served_layout``)."""
 
 from __future__ import annotations
 
 import asyncio
 import math
+import re
 from typing import Any
 
 from gaze.models.caller import RetryPolicy
-from gaze.models.protocol import Backbone, ModelConfigError
+from gaze.models.protocol import (
+    Backbone,
+    EndpointUnreachableError,
+    FewerImagesServed,
+    ModelConfigError,
+)
 from gaze.models.registry import preflight
 from gaze.models.tokens import image_tokens, rule_for
 
@@ -22,11 +30,30 @@ SHORTER_SEGMENTS = "--max-segment-windows 2 --max-frames-per-call 32"
 requests: half the frames per request, twice the calls."""
 
 
+_REFUSAL = re.compile(r"at most (\d+) image", re.IGNORECASE)
+"""vLLM's refusal: "At most N image(s) may be provided in one prompt" (or "request")."""
+
+
+def images_refused_above(error: BaseException) -> int | None:
+    """The image limit a server's refusal states, when it states one."""
+    found = _REFUSAL.search(str(error))
+    return int(found.group(1)) if found else None
+
+
+def images_within(backbone: Backbone, context: int, max_side: int) -> int:
+    """The most images at ``max_side`` a request fits in ``context`` tokens."""
+    return max(0, (context - TEXT_TOKENS) // _per_image(backbone, max_side))
+
+
+def _per_image(backbone: Backbone, max_side: int) -> int:
+    width, height = max_side, math.ceil(max_side * 3 / 4)
+    return max(1, image_tokens(rule_for(backbone), width, height))
+
+
 def largest_request_tokens(backbone: Backbone, images: int, max_side: int) -> int:
     """Input tokens of the largest request gaze would send: ``images`` frames at
     ``max_side`` (4:3, the common case) plus the prompt text and the reply."""
-    width, height = max_side, math.ceil(max_side * 3 / 4)
-    return images * image_tokens(rule_for(backbone), width, height) + TEXT_TOKENS
+    return images * _per_image(backbone, max_side) + TEXT_TOKENS
 
 
 async def startup_check(
@@ -67,22 +94,41 @@ async def startup_check(
         jobs.append(probe(images, refused))
         if hasattr(backbone, "context_length"):
             jobs.append(asyncio.ensure_future(_context_length(backbone, timeout_s)))
+    refusal: ModelConfigError | None = None
     try:
-        for job in jobs[:2]:
-            await job
+        await jobs[0]
+        if len(jobs) > 1:
+            try:
+                await jobs[1]
+            except ModelConfigError as exc:
+                if isinstance(exc, EndpointUnreachableError):
+                    raise
+                refusal = exc
         context = await jobs[2] if len(jobs) > 2 else None
     finally:
         for job in jobs:
             job.cancel()
         await asyncio.gather(*jobs, return_exceptions=True)
     needed = largest_request_tokens(backbone, images, max_side)
-    if context is not None and context < needed:
-        raise ModelConfigError(
+    too_long = context is not None and context < needed
+    if refusal is None and not too_long:
+        return
+    served = [images_refused_above(refusal)] if refusal is not None else []
+    if too_long:
+        assert context is not None
+        served.append(images_within(backbone, context, max_side))
+    if refusal is not None:
+        message = str(refusal)
+    else:
+        message = (
             f"{where}: the model's context is {context:,} tokens but gaze's largest request is "
             f"about {needed:,} ({images} images at {max_side} px); start vLLM with "
             f"--max-model-len {needed} or lower --max-side, or send shorter segments "
             f"({SHORTER_SEGMENTS})"
         )
+    if None in served:  # refused without saying how many it takes
+        raise ModelConfigError(message) from refusal
+    raise FewerImagesServed(message, min(n for n in served if n is not None)) from refusal
 
 
 async def _context_length(backbone: Any, timeout_s: float) -> int | None:

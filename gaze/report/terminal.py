@@ -186,6 +186,19 @@ def render(report: Report, console: Console) -> None:
     if report.flags:
         notes.append(Text(f"flags: {', '.join(report.flags)}", style="dim"))
     m = report.manifest
+    if m.served_images is not None:
+        windows, frames = (
+            m.settings.get("max_segment_windows"),
+            m.settings.get("max_frames_per_call"),
+        )
+        notes.append(
+            Text(
+                f"note: the server takes at most {m.served_images} images per request, so "
+                f"segments were {windows} windows ({frames} frames): every frame seen, in "
+                "more calls",
+                style="yellow",
+            )
+        )
     notes.append(
         Text(
             f"gaze {m.gaze_version} · codebook {m.codebook_version} ({m.codebook_hash[:15]}…) · "

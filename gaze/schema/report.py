@@ -147,6 +147,10 @@ class RunManifest(BaseModel):
     """Role -> ``provider:model`` (empty when no model was configured)."""
     settings: dict[str, Any] = Field(default_factory=dict)
     """Run settings (window, frames, thresholds, switches)."""
+    served_images: int | None = None
+    """The most images per request the served model takes, when its start-up check found fewer
+    than the settings asked for and the segments were shortened to fit (``settings`` holds the
+    layout used: ``max_segment_windows``, ``max_frames_per_call``); None when they were not."""
     calls: dict[str, int] = Field(default_factory=dict)
     """Role -> number of requests sent to a backbone (every attempt, failed ones included)."""
     failed_requests: int = 0
@@ -178,6 +182,7 @@ def run_manifest(
     prompts: list[PromptRecord] | None = None,
     models: dict[str, str] | None = None,
     usage: dict[str, Any] | None = None,
+    served_images: int | None = None,
 ) -> RunManifest:
     """The one way a report's manifest is made: this code's versions, the codebook's hash and
     the time, with what the method used (prompts, models, settings) and its calls' ``usage``
@@ -193,6 +198,7 @@ def run_manifest(
         prompts=prompts or [],
         models=models or {},
         settings=settings,
+        served_images=served_images,
         **(usage or {}),
         wall_time_s=round(wall_time_s, 3),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),

@@ -6,8 +6,17 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from gaze.models.caller import AHEAD_OF_CHECK, Caller
-from gaze.models.protocol import Message, ModelConfigError, ModelRequest
+from gaze.models.protocol import (
+    FewerImagesServed,
+    ImagePart,
+    Message,
+    ModelConfigError,
+    ModelRequest,
+    TextPart,
+)
 from gaze.models.scripted import ScriptedBackbone
 
 
@@ -66,3 +75,57 @@ def test_a_passed_check_is_not_repeated():
 
     asyncio.run(main())
     assert calls == ["scripted:m (observer)"]
+
+
+def image_request(images: int) -> ModelRequest:
+    jpeg = b"\xff\xd8" + bytes(images) + b"\xff\xd9"
+    parts = (*(ImagePart(jpeg) for _ in range(images)), TextPart("look"))
+    return ModelRequest(
+        role="observer",
+        messages=(Message("user", parts),),
+        schema_name="Answer",
+        json_schema={"type": "object"},
+    )
+
+
+def test_a_server_that_takes_fewer_images_still_gets_requests_that_fit():
+    async def check(backbone, where):
+        raise FewerImagesServed("the server refuses 64 images in one prompt", images=33)
+
+    backbone = ScriptedBackbone(lambda r: {"ok": True}, model="m")
+
+    async def main():
+        caller = Caller({"default": backbone}, check=check)
+        fits = await caller.send(image_request(33), caller.new_record(image_request(33)))
+        with pytest.raises(FewerImagesServed, match="refuses 64 images"):
+            await caller.send(image_request(34), caller.new_record(image_request(34)))
+        return fits, await caller.images_served(["observer", "critic"], check=False)
+
+    reply, served = asyncio.run(main())
+    assert reply.text and served == 33
+    assert [r.images for r in backbone.requests] == [33]  # the 34-image request never went
+
+
+def test_what_a_server_takes_is_remembered_in_the_cache_for_a_rerun(tmp_path):
+    from gaze.models.cache import ResponseCache
+
+    checks = []
+
+    async def check(backbone, where):
+        checks.append(where)
+        raise FewerImagesServed("refuses 64", images=33)
+
+    def served(run_checks: bool):
+        async def main():
+            caller = Caller(
+                {"default": ScriptedBackbone(lambda r: {}, model="m")},
+                cache=ResponseCache(tmp_path),
+                check=check,
+            )
+            return await caller.images_served(["observer"], check=run_checks)
+
+        return asyncio.run(main())
+
+    assert served(False) is None and checks == []  # nothing known, nothing asked
+    assert served(True) == 33 and len(checks) == 1
+    assert served(False) == 33 and len(checks) == 1  # from the cache: no server needed

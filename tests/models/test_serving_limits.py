@@ -4,8 +4,11 @@ prompt and context length, each limit one line saying which flag to change (exit
 from __future__ import annotations
 
 from gaze.cli.main import run
+from gaze.schema.report import Report
+from gaze.settings.context import GazeContext
+from gaze.settings.served_layout import fit_layout
 from tests.cli.test_cli import one_line_error
-from tests.cli.test_real_paths import on_server
+from tests.cli.test_real_paths import diagnose, on_server
 from tests.standin import Reply, StandIn, clip_work, error_reply, minimal_chat
 
 
@@ -56,12 +59,104 @@ def test_a_context_too_small_for_the_largest_request_is_one_line(forge_dir, forg
     assert "--max-segment-windows 2 --max-frames-per-call 32" in line  # or send less
 
 
-def test_an_endpoint_that_fits_runs_and_a_smaller_budget_fits_a_smaller_server(
+def sent_images(seen) -> list[int]:
+    return [images_in(s.body) for s in clip_work(seen)]
+
+
+def frames_seen(seen) -> set[str]:
+    return {
+        part["image_url"]["url"]
+        for s in clip_work(seen)
+        for message in s.body["messages"]
+        if isinstance(message["content"], list)
+        for part in message["content"]
+        if part["type"] == "image_url"
+    }
+
+
+def test_a_server_started_per_the_old_readme_gets_shorter_segments(long_clip, capsys):
+    """vLLM with --limit-mm-per-prompt '{"image": 33}' (the README before four-window segments):
+    the run fits two-window segments to it instead of failing, sees every frame, records the
+    layout it used, and a rerun answered from the cache needs no server."""
+    path, row = long_clip  # 24 s: six windows of 16 frames
+    with StandIn(responder=vllm_like(max_images=33, max_model_len=None)) as server:
+        args = diagnose(path, row.instruction, "--model", "openai:m", "--base-url",
+                        server.url + "/v1")  # fmt: skip
+        code = run(args)
+        captured = capsys.readouterr()
+        seen = list(server.seen)
+    assert code == 0, captured.err
+    report = Report.model_validate_json(captured.out)
+    manifest = report.manifest
+    assert manifest.served_images == 33
+    assert (manifest.settings["max_segment_windows"], manifest.settings["max_frames_per_call"]) == (
+        2,
+        32,
+    )
+    assert max(sent_images(seen)) <= 33  # nothing was refused
+    assert len(frames_seen(seen)) == 24 * 4  # every sampled frame, as with four windows
+    assert manifest.calls["observer"] == 3  # one call per two windows
+    assert not report.flags and not report.assessment.incomplete
+
+    args_shown = [a for a in args if a != "--json"]  # the terminal report says why
+    assert run(args_shown) == 0  # the server is gone: answered from the cache
+    out = " ".join(capsys.readouterr().out.split())
+    assert "the server takes at most 33 images per request" in out
+    assert "segments were 2 windows (32 frames)" in out
+
+
+def test_a_context_too_short_for_four_windows_gets_shorter_segments(long_clip, capsys):
+    path, row = long_clip
+    with StandIn(responder=vllm_like(max_images=64, max_model_len=32768)) as server:
+        code = run(on_server(row, path.parent, server))
+        captured = capsys.readouterr()
+        seen = list(server.seen)
+    assert code == 0, captured.err
+    manifest = Report.model_validate_json(captured.out).manifest
+    assert manifest.served_images is not None and 33 <= manifest.served_images < 48
+    assert manifest.settings["max_segment_windows"] == 2
+    assert max(sent_images(seen)) <= 32 and len(frames_seen(seen)) == 24 * 4
+
+
+def test_a_server_that_takes_one_window_gets_one_window_segments(forge_dir, forge_rows, capsys):
+    with StandIn(responder=vllm_like(max_images=16, max_model_len=16384)) as server:
+        code = run(on_server(forge_rows["clean"], forge_dir, server))
+        seen = list(server.seen)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    manifest = Report.model_validate_json(captured.out).manifest
+    assert manifest.served_images == 16 and manifest.settings["max_segment_windows"] == 1
+    assert max(sent_images(seen)) <= 16
+    smaller = ["--max-frames-per-call", "16", "--max-side", "384"]
+    with StandIn(responder=vllm_like(max_images=16, max_model_len=16384)) as server:
+        code = run(on_server(forge_rows["clean"], forge_dir, server, *smaller))
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert Report.model_validate_json(captured.out).manifest.served_images is None  # it fit
+
+
+def test_no_layout_fits_a_server_that_takes_fewer_than_the_judges_frames(
     forge_dir, forge_rows, capsys
 ):
-    with StandIn(responder=vllm_like(max_images=16, max_model_len=16384)) as server:
-        assert run(on_server(forge_rows["clean"], forge_dir, server)) == 2  # 64 images > 16
-        capsys.readouterr()
-        smaller = ["--max-frames-per-call", "16", "--max-side", "384"]
-        code = run(on_server(forge_rows["clean"], forge_dir, server, *smaller))
-    assert code == 0, capsys.readouterr().err
+    with StandIn(responder=vllm_like(max_images=32, max_model_len=None)) as server:
+        code = run(
+            on_server(forge_rows["clean"], forge_dir, server, "--sections", "diagnosis,pa_ia")
+        )
+    assert code == 2  # the judges send 33 images: one line, as before
+    line = one_line_error(capsys.readouterr().err)
+    assert "refuses 64 images" in line
+
+
+def test_fit_layout_keeps_every_frame_in_fewer_windows_per_call():
+    ctx = GazeContext()
+    assert fit_layout(ctx, 64) is ctx
+    two = fit_layout(ctx, 33)
+    assert two is not None and (two.max_segment_windows, two.max_frames_per_call) == (2, 32)
+    one = fit_layout(ctx, 20)
+    assert one is not None and (one.max_segment_windows, one.max_frames_per_call) == (1, 16)
+    assert fit_layout(ctx, 15) is None  # one window's 16 frames do not fit
+    judged = GazeContext(sections=["diagnosis", "pa_ia"])
+    assert fit_layout(judged, 32) is None  # the judges' 32 frames and the initial scene
+    grid = GazeContext(grid=True)
+    fitted = fit_layout(grid, 40)  # a grid sends one image per window: four windows fit
+    assert fitted is not None and (fitted.max_segment_windows, fitted.max_frames_per_call) == (4, 4)

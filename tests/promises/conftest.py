@@ -7,12 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
-
-import pytest
-
-from gaze.bench.forge.forge import forge_clip
-from gaze.schema.manifest import ManifestClip
 
 MODEL_ENV = ("GAZE_MODEL", "GAZE_BASE_URL", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 
@@ -30,11 +24,3 @@ def gaze_cli(
         env=full_env,
         timeout=timeout,
     )
-
-
-@pytest.fixture(scope="session")
-def long_clip(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ManifestClip]:
-    """A 24 s forge clip (6 windows): enough parallel observer and specialist calls for a
-    burst of first attempts to meet a server's limits at the default concurrency."""
-    path = tmp_path_factory.mktemp("long") / "long.mp4"
-    return path, forge_clip(path, seed=11, failures=[], duration_s=24.0)
