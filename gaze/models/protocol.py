@@ -119,6 +119,36 @@ def retry_after_header(exc: BaseException) -> float | None:
         return None
 
 
+TRANSIENT_STATUS = frozenset({408, 409, 429})
+"""Codes under 500 worth the same request again: a request timeout, a conflict (both SDKs retry
+these themselves when let), a 429."""
+
+
+def status_error(
+    code: int,
+    where: str,
+    service: str,
+    detail: str,
+    *,
+    retry_after: float | None = None,
+    not_found: Exception | None = None,
+) -> Exception:
+    """gaze's error for an HTTP status an API answered, one rule for every provider, live calls
+    and batch jobs alike: a 429 is back-pressure (with its Retry-After); a 5xx, 408 or 409 is
+    transient; a 401 or 403 (a key refused, or refused this model or region) cannot work at
+    all; ``not_found`` stands for a 404 where it means more than a failed call; any other code
+    fails the call (``detail``, the server's message, says why)."""
+    if code == 429:
+        return TransientModelError(f"429 from {where}", retry_after, rate_limited=True)
+    if code >= 500 or code in TRANSIENT_STATUS:
+        return TransientModelError(f"server error {code} from {where}")
+    if code in (401, 403):
+        return ModelConfigError(f"the {service} rejected the API key ({code})")
+    if code == 404 and not_found is not None:
+        return not_found
+    return ModelCallError(f"{code}: {detail}")
+
+
 MALFORMED_BODY_ERRORS: tuple[type[BaseException], ...] = (
     ValueError,  # not JSON, not UTF-8 (json and codec errors are ValueErrors)
     RecursionError,  # JSON nested deeper than the parser goes

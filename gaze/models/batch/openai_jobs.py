@@ -10,10 +10,11 @@ from typing import Any, TypeVar
 from gaze.models.batch.jobs import Collected, Line, chunked
 from gaze.models.protocol import (
     MALFORMED_BODY_ERRORS,
+    TRANSIENT_STATUS,
     ModelCallError,
     TransientModelError,
 )
-from gaze.models.providers.openai_chat import TRANSIENT_STATUS, api_error, reply_of, request_body
+from gaze.models.providers.openai_chat import api_error, reply_of, request_body
 
 ENDPOINT = "/v1/chat/completions"
 RUNNING = frozenset({"validating", "in_progress", "finalizing", "cancelling"})

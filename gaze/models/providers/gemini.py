@@ -9,13 +9,13 @@ from gaze.models import defaults
 from gaze.models.protocol import (
     MALFORMED_BODY_ERRORS,
     ImagePart,
-    ModelCallError,
     ModelConfigError,
     ModelReply,
     ModelRequest,
     TransientModelError,
     as_count,
     retry_after_header,
+    status_error,
 )
 
 
@@ -116,19 +116,16 @@ class GeminiChat:
 def api_error(
     exc: Any, where: str, service: str, *, not_found: Exception | None = None
 ) -> Exception:
-    """gaze's error for the SDK's ``APIError`` (by its HTTP code): a 429 or 5xx is transient
-    (a 429 is back-pressure), a rejected key cannot work at all, ``not_found`` stands for a 404
-    where it means more than a failed call."""
-    code = getattr(exc, "code", 0) or 0
-    if code == 429:
-        return TransientModelError(f"429 from {where}", retry_after_header(exc), rate_limited=True)
-    if code >= 500:
-        return TransientModelError(f"{code} from {where}")
-    if code in (401, 403):
-        return ModelConfigError(f"the {service} rejected the key ({code})")
-    if code == 404 and not_found is not None:
-        return not_found
-    return ModelCallError(f"{code}: {exc.message or exc}")
+    """gaze's error for the SDK's ``APIError``: its HTTP code by the one rule
+    (``gaze.models.protocol.status_error``)."""
+    return status_error(
+        getattr(exc, "code", 0) or 0,
+        where,
+        service,
+        str(exc.message or exc),
+        retry_after=retry_after_header(exc),
+        not_found=not_found,
+    )
 
 
 def is_transport_error(exc: BaseException) -> bool:

@@ -18,6 +18,7 @@ from gaze.models.protocol import (
     TransientModelError,
     as_count,
     retry_after_header,
+    status_error,
 )
 from gaze.redact import public_url, redact
 from gaze.video.frames import data_url
@@ -158,10 +159,6 @@ class OpenAIChat:
         return reply_of(response, self.base_url)
 
 
-TRANSIENT_STATUS = frozenset({408, 409, 429})
-"""Codes under 500 that are worth the same request again: a timeout, a conflict, a 429."""
-
-
 def api_error(
     openai: Any,
     exc: BaseException,
@@ -170,24 +167,19 @@ def api_error(
     *,
     not_found: Exception | None = None,
 ) -> Exception:
-    """gaze's error for what the openai SDK raised, for live calls and batch jobs alike: no
-    connection, a timeout, a 5xx, 408, 409 or 429 (back-pressure, with its Retry-After) or a
-    body that is not the API's JSON is transient; a rejected key cannot work at all;
-    ``not_found`` stands for a 404 where it means more than a failed call."""
+    """gaze's error for what the openai SDK raised, for live calls and batch jobs alike: an
+    HTTP status by the one rule (``gaze.models.protocol.status_error``); no connection, a
+    timeout or a body that is not the API's JSON is transient."""
     where = public_url(base_url) if base_url else "the OpenAI API"
     if isinstance(exc, openai.APIStatusError):
-        code = exc.status_code
-        if code == 429:
-            return TransientModelError(
-                f"429 from {where}", retry_after_header(exc), rate_limited=True
-            )
-        if code >= 500 or code in TRANSIENT_STATUS:
-            return TransientModelError(f"server error {code} from {where}")
-        if code == 401:
-            return ModelConfigError(f"the {service} rejected the API key ({code})")
-        if code == 404 and not_found is not None:
-            return not_found
-        return ModelCallError(f"{code}: {_message(exc)}")
+        return status_error(
+            exc.status_code,
+            where,
+            service,
+            _message(exc),
+            retry_after=retry_after_header(exc),
+            not_found=not_found,
+        )
     if isinstance(exc, (openai.APIResponseValidationError, *MALFORMED_BODY_ERRORS)):
         return TransientModelError(_malformed(base_url, exc))
     return TransientModelError(redact(f"cannot reach {where}: {exc}"))
