@@ -96,6 +96,10 @@ class RoundReport:
     submitted_lines: int = 0
     lost_jobs: int = 0
     """Jobs recorded before a crash that the provider never accepted (their lines go again)."""
+    fresh_budgets: int = 0
+    """Requests whose lines had all failed in an earlier invocation, given a new retry budget
+    by this one (a clip that failed for want of replies is redone, as a live resume redoes
+    it)."""
     problems: list[str] = field(default_factory=list)
 
 
@@ -124,8 +128,11 @@ async def batch_round(
     *,
     clip_concurrency: int,
     on_progress: Progress | None = None,
+    fresh_budgets: bool = False,
 ) -> tuple[RunSummary, RoundReport]:
-    """One round: collect, advance every clip one stage, submit (see the module's text)."""
+    """One round: collect, advance every clip one stage, submit (see the module's text). With
+    ``fresh_budgets`` (the first round of a command), a request that spent its whole budget
+    in an earlier command gets a new one: the clip it failed is redone."""
     jobs = batch_jobs(plan)
     folder = plan.outdir / FOLDER
     path = folder / JOBS_FILE
@@ -135,6 +142,11 @@ async def batch_round(
     await asyncio.to_thread(store.open)
     report = RoundReport(round=ledger.rounds + 1)
     book = Book(store, budget=1 + plan.ctx.max_retries, failures=ledger.failures)
+    if fresh_budgets:
+        for failure in ledger.failures.values():
+            if failure.attempts >= book.budget and not failure.permanent:
+                failure.attempts = 0
+                report.fresh_budgets += 1
 
     async def save() -> None:
         await asyncio.to_thread(ledger.write, path)
@@ -171,6 +183,8 @@ async def batch_round(
 def round_line(summary: RunSummary, report: RoundReport) -> str:
     """What a round did, in one line for the terminal."""
     parts = [f"batch round {report.round}"]
+    if report.fresh_budgets:
+        parts.append(f"{_count(report.fresh_budgets, 'failed request')} given a new budget")
     if report.collected_jobs:
         missing = report.failed_lines + report.refused_lines
         parts.append(

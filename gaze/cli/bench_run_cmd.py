@@ -220,11 +220,13 @@ def run_cmd(
     async def batch_rounds(plan: PreparedRun, label: str) -> RunSummary:
         from gaze.bench.batch_run import batch_round, round_line
 
+        first = True  # a new command redoes what an earlier one failed, as live runs do
         while True:
             with BatchProgress(console, len(plan.rows), label) as progress:
                 summary, report = await batch_round(
-                    plan, clip_concurrency=clips, on_progress=progress
+                    plan, clip_concurrency=clips, on_progress=progress, fresh_budgets=first
                 )
+            first = False
             console.print(round_line(summary, report), soft_wrap=True)
             for problem in report.problems:
                 console.print(f"[yellow]batch[/yellow] {problem}")

@@ -151,21 +151,34 @@ def test_a_refused_line_fails_its_call_as_a_live_400_does(forge_dir, tmp_path):
 
 
 def test_a_line_that_never_gets_a_reply_fails_its_clip_after_the_retry_budget(forge_dir, tmp_path):
+    failing = True
+
     def is_grounding(key: str, body: Any) -> bool:
-        return body.get("response_format", {}).get("json_schema", {}).get("name") == "Grounding"
+        name = body.get("response_format", {}).get("json_schema", {}).get("name")
+        return failing and name == "Grounding"
 
     api = BatchAPI(polls_to_finish=0, fail_always=is_grounding)
     with StandIn(router=api) as server:
-        proc = _polled(
+        args = (
             forge_dir / "manifest.jsonl", tmp_path / "run", server.url + "/v1", _env(tmp_path),
             "--limit", "1", "--max-retries", "2",
         )  # fmt: skip
-    assert proc.returncode == 1, proc.stderr
+        proc = _polled(*args)
+        assert proc.returncode == 1, proc.stderr
+        run = json.loads((tmp_path / "run" / "run.json").read_text())
+        (reason,) = run["failed"].values()
+        assert "NoReplyError" in reason and "3 batch lines" in reason
+        lines = [key for job in api.jobs for key, _ in job.lines]
+        assert len(lines) == 3  # 1 + max_retries lines, then no more
+
+        # the next command redoes the failed clip with a new budget, as a live resume does
+        failing = False
+        again = _polled(*args)
+    assert again.returncode == 0, again.stderr
+    assert "1 failed request given a new budget" in " ".join(again.stderr.split())
     run = json.loads((tmp_path / "run" / "run.json").read_text())
-    (reason,) = run["failed"].values()
-    assert "NoReplyError" in reason and "3 batch lines" in reason
-    lines = [key for job in api.jobs for key, _ in job.lines]
-    assert len(lines) == 3  # 1 + max_retries lines, then no more
+    assert not run["failed"] and run["done"] == 1
+    assert len(_reports(tmp_path / "run")) == 1
 
 
 @pytest.mark.parametrize(("model", "path"), [("openai:m", "/v1"), ("gemini:g", "")])
