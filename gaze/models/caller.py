@@ -259,8 +259,8 @@ class Caller:
             job = self._here().checked.get(id(self.backbone(role)))
             if job is None and self.cache is not None:
                 remembered = await self.cache.aget(self._images_key(role))
-                if remembered is not None:
-                    found += [int(remembered.text)] if remembered.text else []
+                if remembered is not None:  # "" when the server took what it was asked
+                    found += [int(remembered.text)] if remembered.text.isdigit() else []
                     continue
             if job is None and check:
                 job = self._check_job(self.backbone(role), role)

@@ -160,3 +160,31 @@ def test_fit_layout_keeps_every_frame_in_fewer_windows_per_call():
     grid = GazeContext(grid=True)
     fitted = fit_layout(grid, 40)  # a grid sends one image per window: four windows fit
     assert fitted is not None and (fitted.max_segment_windows, fitted.max_frames_per_call) == (4, 4)
+
+
+def test_bench_run_fits_every_clip_to_a_server_per_the_old_readme(long_clip, tmp_path):
+    """Many clips share one caller: the check runs once, every clip's segments fit, and each
+    report records the layout it used."""
+    path, row = long_clip
+    rows = [row.model_copy(update={"clip_id": f"long-{n}", "video": str(path)}) for n in range(3)]
+    manifest = tmp_path / "manifest.jsonl"
+    manifest.write_text("".join(r.model_dump_json() + "\n" for r in rows))
+    with StandIn(responder=vllm_like(max_images=33, max_model_len=None)) as server:
+        code = run(
+            ["bench", "run", str(manifest), "--out", str(tmp_path / "run"), "--model", "openai:m",
+             "--base-url", server.url + "/v1", "--no-cache"]
+        )  # fmt: skip
+        seen = list(server.seen)
+    assert code == 0
+    reports = [
+        Report.model_validate_json(p.read_text())
+        for p in sorted((tmp_path / "run" / "reports").glob("*.json"))
+    ]
+    assert len(reports) == 3
+    for report in reports:
+        assert report.manifest.served_images == 33 and not report.flags
+        assert report.manifest.settings["max_segment_windows"] == 2
+        assert report.manifest.calls["observer"] == 3
+    assert max(sent_images(seen)) <= 33
+    probes = [s for s in seen if s.method == "POST" and s not in clip_work(seen)]
+    assert len(probes) == 2  # one start-up check (one image, then 64) for the whole run
