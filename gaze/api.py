@@ -116,6 +116,7 @@ async def _run_graph(
         await _first_request_handed_over(svc)
         graph = await asyncio.to_thread(_load_graph)
         ctx, svc.served_images = await layout  # segments as long as the servers take
+        svc.layout = ctx
         config = {"run_id": uuid.UUID(run_id), "recursion_limit": 100}
         deadline = asyncio.timeout(ctx.clip_timeout_s)
         try:

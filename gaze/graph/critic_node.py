@@ -83,6 +83,7 @@ async def critic(state: State, runtime: Runtime[GazeContext]) -> Update:
         events = critic_agent.raw_events(hypotheses)
         return {"events": [record_of(e, EventRecord) for e in events]}
     svc = await services(runtime)
+    ctx = svc.settings(ctx)
     clip = await svc.clips.decoded(state["video"])
     by_segment: dict[str, list[Hypothesis]] = {}
     for hyp in hypotheses:

@@ -34,6 +34,7 @@ from gaze.schema.codebook import DIMENSIONS
 from gaze.schema.inputs import check_instruction
 from gaze.schema.records import record_of
 from gaze.settings.context import GazeContext, diagnosing, wants_pixels
+from gaze.settings.served_layout import served_layout
 
 
 async def start_run(state: State) -> dict[str, Any]:
@@ -118,12 +119,15 @@ async def observe(state: State, runtime: Runtime[GazeContext]) -> Update:
         return {"observations": [empty_observation(window_ref(w)) for w in clip.windows]}
     job = svc.early.pop("observe", None)  # gaze.diagnose started them before the graph loaded
     if job is None:
+        # the grounding call has answered by now: it shows whether the run talks to a server
+        fitted = await served_layout(svc.caller, ctx, svc.early.get("grounding"))
+        svc.layout, svc.served_images = fitted
 
         async def memory() -> TaskMemoryRecord | None:
             return state.get("task_memory")
 
         job = asyncio.ensure_future(
-            observe_windows(svc, ctx, state["instruction"], video, memory())
+            observe_windows(svc, svc.layout, state["instruction"], video, memory())
         )
     try:
         return await reporting(
@@ -138,8 +142,9 @@ async def align(state: State, runtime: Runtime[GazeContext]) -> Update:
     memory = state.get("task_memory")
     subtask_ids = [s["id"] for s in memory["subtasks"]] if memory else []
     observations = sorted(state.get("observations", []), key=lambda o: o["window"])
+    ctx = (await services(runtime)).settings(runtime.context)
     segments = align_segments(
-        state.get("windows", []), observations, subtask_ids, runtime.context.max_segment_windows
+        state.get("windows", []), observations, subtask_ids, ctx.max_segment_windows
     )
     return {"segments": segments}
 

@@ -91,8 +91,8 @@ def diagnosis_flags(state: State) -> tuple[list[str], list[str]]:
 
 async def report(state: State, runtime: Runtime[GazeContext]) -> Update:
     """The report, with its run manifest; closes the run's services if the graph opened them."""
-    ctx = runtime.context
     svc = await services(runtime)
+    ctx = svc.settings(runtime.context)
     try:
         return {"report": (await _report(state, ctx, svc)).model_dump(mode="json")}
     finally:

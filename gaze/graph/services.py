@@ -69,6 +69,14 @@ class RunServices:
     served_images: int | None = None
     """The most images per request the servers take, when the run's segments were shortened to
     fit it (``gaze.settings.served_layout``); None when the settings were used as given."""
+    layout: GazeContext | None = None
+    """The run's settings with its segments fitted to what the servers take, once known."""
+
+    def settings(self, given: GazeContext) -> GazeContext:
+        """The settings the segments' calls and the report use: ``given`` (the run's context),
+        its segments fitted to the servers once that is known. ``gaze.diagnose`` fits them
+        before the graph runs; a graph run nobody prepared (Studio) in its ``observe`` node."""
+        return self.layout or given
 
     async def aclose(self) -> None:
         for job in self.early.values():

@@ -15,8 +15,8 @@ from gaze.settings.context import GazeContext
 
 async def run_specialist(task: SpecialistTask, runtime: Runtime[GazeContext]) -> Update:
     """The routed dimensions' specialist on one segment: hypotheses with spans and evidence."""
-    ctx = runtime.context
     svc = await services(runtime)
+    ctx = svc.settings(runtime.context)
     clip = await svc.clips.decoded(task["video"])
     segment = task["segment"]
     dimensions = task["dimensions"]

@@ -5,8 +5,9 @@ layout sends (vLLM's ``--limit-mm-per-prompt``, or a context length too short fo
 that ``gaze.diagnose`` prepares shortens its segments to fit instead of failing: every sampled
 frame is still seen by the observers, specialists and critic, in more calls of fewer windows
 each. The layout used is what the report's settings record, with the number it was fitted to
-(``RunManifest.served_images``). A graph run nobody prepared (LangGraph Studio) keeps its
-settings, and a request they make too large meets the check's one-line error.
+(``RunManifest.served_images``). ``gaze.diagnose`` fits the layout before the graph runs; a
+graph run nobody prepared (LangGraph Studio) fits it in its ``observe`` node
+(``RunServices.settings``).
 """
 
 from __future__ import annotations

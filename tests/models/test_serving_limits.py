@@ -3,6 +3,8 @@ prompt and context length, each limit one line saying which flag to change (exit
 
 from __future__ import annotations
 
+import asyncio
+
 from gaze.cli.main import run
 from gaze.schema.report import Report
 from gaze.settings.context import GazeContext
@@ -188,3 +190,22 @@ def test_bench_run_fits_every_clip_to_a_server_per_the_old_readme(long_clip, tmp
     assert max(sent_images(seen)) <= 33
     probes = [s for s in seen if s.method == "POST" and s not in clip_work(seen)]
     assert len(probes) == 2  # one start-up check (one image, then 64) for the whole run
+
+
+def test_a_graph_run_nobody_prepared_fits_its_segments_too(long_clip, tmp_path, monkeypatch):
+    """LangGraph Studio's way: the graph itself opens the run's services and its observe node
+    fits the segments, so the align, specialist, critic and report nodes use that layout."""
+    from gaze.graph import build_graph
+
+    monkeypatch.setenv("GAZE_CACHE_DIR", str(tmp_path / "cache"))
+    path, row = long_clip
+    with StandIn(responder=vllm_like(max_images=33, max_model_len=None)) as server:
+        context = GazeContext(model="openai:m", base_url=server.url + "/v1")
+        inputs = {"video": str(path), "instruction": row.instruction}
+        final = asyncio.run(build_graph().ainvoke(inputs, context=context))
+        seen = list(server.seen)
+    report = Report.model_validate(final["report"])
+    assert report.manifest.served_images == 33 and not report.flags
+    assert report.manifest.settings["max_segment_windows"] == 2
+    assert report.manifest.calls["observer"] == 3
+    assert max(sent_images(seen)) <= 33 and len(frames_seen(seen)) == 24 * 4
