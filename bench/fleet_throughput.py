@@ -21,9 +21,10 @@ requests served per second there, as clips/min and as the share of the servers' 
 ``queued steady`` the queue a request met over the middle half of the run (upper quartile;
 a queueing server reports its queue on ``/metrics`` as vLLM does, unless ``--no-metrics``), and
 ``refused`` the refusals per request served (``429``): a server kept full but not flooded has
-a steady share near 1 and few of either. ``requests/clip`` counts the requests served (start-up
-checks included, refusals not); ``partial clips`` the reports that lost a part (a call that
-ran out of retries).
+a steady share near 1 and few of either. ``first request s`` is when the servers got their
+first request, counted from the start of the run. ``requests/clip`` counts the requests served
+(start-up checks included, refusals not); ``partial clips`` the reports that lost a part (a
+call that ran out of retries).
 
 The run has ``clips-per-slot x slots x servers`` clips, at least ``--min-clips`` (8 s forge
 clips, 24 distinct ones repeated under their own ids), all in flight, ``--concurrency`` 256; a
@@ -64,13 +65,14 @@ def steady(servers: list[Queueing]) -> float:
     return busy / (sum(s.slots for s in servers) * (hi - lo))
 
 
-def bench_run(manifest: Path, out: Path, urls: list[str]) -> tuple[float, int]:
-    """(clips done per minute of wall time, clips whose report is partial) of one
-    `gaze bench run`."""
+def bench_run(manifest: Path, out: Path, urls: list[str]) -> tuple[float, int, float]:
+    """(clips done per minute of wall time, clips whose report is partial, when it started on
+    the stand-ins' clock) of one `gaze bench run`."""
     args = ["bench", "run", str(manifest), "--out", str(out), "--model", "openai:bench"]
     args += ["--no-cache", "--clips-in-flight", "1024", "--concurrency", "256"]
     for url in urls:
         args += ["--base-url", url]
+    began = time.monotonic()  # the clock the stand-ins stamp requests with
     started = time.perf_counter()
     with redirect_stderr(io.StringIO()) as err:
         code = run(args)
@@ -80,7 +82,7 @@ def bench_run(manifest: Path, out: Path, urls: list[str]) -> tuple[float, int]:
     summary = json.loads((out / "run.json").read_text())
     reports = [json.loads(p.read_text()) for p in (out / "reports").glob("*.json")]
     partial = sum("partial" in r["flags"] for r in reports)
-    return summary["done"] / wall * 60, partial
+    return summary["done"] / wall * 60, partial, began
 
 
 def repeated(forge: Path, count: int, into: Path) -> Path:
@@ -118,9 +120,9 @@ def main(argv: list[str]) -> None:
     print(
         "| server | slots | servers | clips | requests/clip | most clips/min | whole run "
         "| steady clips/min | steady share busy | queued most | queued steady | refused "
-        "| partial clips |"
+        "| partial clips | first request s |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         forge = Path(tmp) / "forge"
         forge_set(forge, count=24, seed=11)
@@ -146,18 +148,19 @@ def main(argv: list[str]) -> None:
                             for s in servers
                         ]
                         out = Path(tmp) / f"run-{kind}-{slots}-{count}"
-                        rate, partial = bench_run(manifest, out, urls)
+                        rate, partial, began = bench_run(manifest, out, urls)
                     done = sum(len(s.served) for s in servers)
                     per_clip = done / clips
                     most = count * args.rate * 60 / per_clip
                     share = steady(servers)
                     refused = sum(s.refused for s in servers) / max(1, done)
                     queued = max(s.settled_queue() for s in servers)
+                    first = min(start for s in servers for start, _ in s.served) - began
                     print(
                         f"| {kind} | {slots} | {count} | {clips} | {per_clip:.1f} | {most:.1f} "
                         f"| {rate:.1f} ({rate / most:.2f}) | {share * most:.1f} | {share:.2f} "
                         f"| {max(s.most_waiting for s in servers)} "
-                        f"| {queued} | {refused:.2f} | {partial} |",
+                        f"| {queued} | {refused:.2f} | {partial} | {first:.1f} |",
                         flush=True,
                     )
 

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
 
@@ -32,6 +33,20 @@ MAX_IDLE = MAX_BUSY
 _idle: list[Decoder] = []
 _lock = threading.Lock()
 _busy = threading.BoundedSemaphore(MAX_BUSY)
+_threads: ThreadPoolExecutor | None = None
+
+
+def job_threads() -> ThreadPoolExecutor:
+    """The threads that run decoding jobs (``DecodeJob.run``, which waits for a child and then
+    reads it), MAX_BUSY of them: a run of many clips in flight queues its jobs here. In the
+    event loop's default executor, they filled its few threads waiting for a child, and every
+    other ``to_thread`` (the first frame grounding needs, the response cache, the report
+    files) queued behind them: 96 clips in flight sent their first request after 18.5 s."""
+    global _threads
+    with _lock:
+        if _threads is None:
+            _threads = ThreadPoolExecutor(MAX_BUSY, thread_name_prefix="gaze-decode")
+        return _threads
 
 
 class Decoder:

@@ -22,6 +22,7 @@ from gaze.errors import GazeInputError
 from gaze.schema.events import Event
 from gaze.video.clip import DecodedClip, check_video_path
 from gaze.video.decode_process import DecodeJob, DecodeRequest, PixelPass
+from gaze.video.decoder_pool import job_threads
 from gaze.video.frames import resize_max_side
 from gaze.video.spill import BlobStore
 from gaze.video.windows import SamplingSettings, Window
@@ -152,7 +153,8 @@ class ClipStore:
         async def run() -> None:
             error: BaseException | None = None
             try:
-                await asyncio.to_thread(
+                await loop.run_in_executor(
+                    job_threads(),
                     state.job.run,
                     later(state.add_window),
                     later(state.set_clip),

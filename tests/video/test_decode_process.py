@@ -221,3 +221,31 @@ def test_a_grid_the_child_could_not_make_is_made_from_the_frames_handed_over(lon
     frames_kept = [here.jpegs[i] for i in decoded.frame_indices]
     assert grid == window_grid(frames_kept, decoded.timestamps_s, 768, 85) != here.grids[1]
     assert got[0].grids[0] == here.grids[0]
+
+
+def test_clips_waiting_for_a_decoder_leave_the_default_threads_free(forge_dir, tmp_path):
+    """Many clips in flight wait for one of the few decoding children in threads of their own:
+    the event loop's default threads (the first frame grounding needs, the response cache, the
+    report files) never queue behind them. They did: with twelve clips asked for, the last
+    clip's first frame came only after at least seven clips had decoded."""
+    source = sorted(forge_dir.glob("*.mp4"))[0]
+    videos = []
+    for n in range(12):
+        copy = tmp_path / f"clip-{n}.mp4"
+        copy.write_bytes(source.read_bytes())
+        videos.append(str(copy))
+
+    async def run() -> int:
+        store = ClipStore(SamplingSettings())
+        try:
+            decodes = [asyncio.ensure_future(store.decoded(v)) for v in videos]
+            for _ in range(3):  # every clip's decoding job handed to its threads
+                await asyncio.sleep(0)
+            await store.first_frame(videos[-1])
+            decoded_by_then = sum(d.done() for d in decodes)
+            await asyncio.gather(*decodes)
+            return decoded_by_then
+        finally:
+            store.close()
+
+    assert asyncio.run(run()) < 6
