@@ -83,7 +83,7 @@ class RunServices:
             job.cancel()
         await asyncio.gather(*self.early.values(), return_exceptions=True)
         self.early.clear()
-        self.clips.close()
+        await self.clips.aclose()
         if self.owns_caller:
             await self.caller.aclose()
 

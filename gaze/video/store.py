@@ -10,6 +10,7 @@ askers await the same futures.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
@@ -110,6 +111,9 @@ class ClipStore:
         """How many decodes this store started (benchmarks and tests count them)."""
         self._tasks: dict[tuple[str, str], asyncio.Future[Any]] = {}
         self._decoding: dict[tuple[str, bool], _Decoding] = {}
+        self._jobs: list[concurrent.futures.Future[None]] = []
+        """Each decoding job in its thread (``decoder_pool.job_threads``): ``aclose`` waits for
+        them, so the child a finished clip gives back is there for the next run's clip."""
 
     async def _once(self, kind: str, path: str, start: Callable[[], Awaitable[T]]) -> T:
         key = (kind, path)  # one run names its clip one way; no file-system call on the loop
@@ -152,14 +156,15 @@ class ClipStore:
 
         async def run() -> None:
             error: BaseException | None = None
+            work = job_threads().submit(
+                state.job.run,
+                later(state.add_window),
+                later(state.set_clip),
+                later(state.set_pixels),
+            )
+            self._jobs.append(work)
             try:
-                await loop.run_in_executor(
-                    job_threads(),
-                    state.job.run,
-                    later(state.add_window),
-                    later(state.set_clip),
-                    later(state.set_pixels),
-                )
+                await asyncio.wrap_future(work)
             except Exception as exc:
                 error = exc
             finally:
@@ -213,8 +218,20 @@ class ClipStore:
                 state.job.kill()
         for task in self._tasks.values():
             task.cancel()
+        for work in self._jobs:
+            work.cancel()  # one still waiting for a thread never starts
         self._tasks.clear()
         self._decoding.clear()
+
+    async def aclose(self) -> None:
+        """``close``, then wait for the decoding jobs that had started to end (a stopped one
+        ends at once; one that delivered is giving its child back)."""
+        self.close()
+        jobs, self._jobs = self._jobs, []
+        for work in jobs:
+            if not work.cancelled():
+                with contextlib.suppress(Exception):  # its error went to its askers
+                    await asyncio.wrap_future(work)
 
 
 def frames_of(

@@ -156,7 +156,7 @@ def test_a_child_serves_the_next_clip_unless_it_was_stopped(long_clip, tmp_path)
                 await store.pixel_evidence(str(video))
             return state.job._decoder.proc.pid
         finally:
-            store.close()
+            await store.aclose()  # as a run closes it: its child is back before the next run
 
     first = asyncio.run(pid_after(long_clip))
     after_bad_file = asyncio.run(pid_after(fake))  # a clean one-line refusal: still reusable
