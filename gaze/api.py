@@ -115,8 +115,7 @@ async def _run_graph(
         layout = start_early(inputs, svc, ctx)
         await _first_request_handed_over(svc)
         graph = await asyncio.to_thread(_load_graph)
-        ctx, svc.served_images = await layout  # segments as long as the servers take
-        svc.layout = ctx
+        ctx = await layout  # segments as long as the servers take
         config = {"run_id": uuid.UUID(run_id), "recursion_limit": 100}
         deadline = asyncio.timeout(ctx.clip_timeout_s)
         try:

@@ -26,7 +26,6 @@ from gaze.graph.state import TaskMemoryRecord
 from gaze.models.structured import Structured
 from gaze.schema.records import record_of
 from gaze.settings.context import GazeContext, diagnosing
-from gaze.settings.served_layout import served_layout
 from gaze.video.frames import encode_jpeg, resize_max_side
 
 MemoryKind = Literal["task", "scene"]
@@ -73,7 +72,7 @@ async def ground(
 
 def start_early(
     inputs: Mapping[str, Any], svc: RunServices, ctx: GazeContext
-) -> asyncio.Future[tuple[GazeContext, int | None]]:
+) -> asyncio.Future[GazeContext]:
     """Start the run's grounding call and observers now; the nodes collect them. The caller
     has started the clip's decoding (and pixel pass) with the run's store, before the SDK
     clients were built (``gaze.api``). The observers start once the layout the servers take is
@@ -83,12 +82,12 @@ def start_early(
     if kind is not None:
         svc.early["grounding"] = asyncio.ensure_future(ground(kind, inputs, svc, ctx))
     grounding_call = svc.early.get("grounding")
-    layout = asyncio.ensure_future(served_layout(svc.caller, ctx, grounding_call))
+    layout = asyncio.ensure_future(svc.fit(ctx, grounding_call))
     if diagnosing(ctx):
         call = grounding_call if wants_memory(ctx, "task") else None
 
         async def observe() -> Any:
-            fitted, _ = await asyncio.shield(layout)
+            fitted = await asyncio.shield(layout)
             instruction, video = inputs["instruction"], inputs["video"]
             return await observe_windows(svc, fitted, instruction, video, task_memory_of(call))
 

@@ -34,7 +34,6 @@ from gaze.schema.codebook import DIMENSIONS
 from gaze.schema.inputs import check_instruction
 from gaze.schema.records import record_of
 from gaze.settings.context import GazeContext, diagnosing, wants_pixels
-from gaze.settings.served_layout import served_layout
 
 
 async def start_run(state: State) -> dict[str, Any]:
@@ -120,14 +119,13 @@ async def observe(state: State, runtime: Runtime[GazeContext]) -> Update:
     job = svc.early.pop("observe", None)  # gaze.diagnose started them before the graph loaded
     if job is None:
         # the grounding call has answered by now: it shows whether the run talks to a server
-        fitted = await served_layout(svc.caller, ctx, svc.early.get("grounding"))
-        svc.layout, svc.served_images = fitted
+        fitted = await svc.fit(ctx, svc.early.get("grounding"))
 
         async def memory() -> TaskMemoryRecord | None:
             return state.get("task_memory")
 
         job = asyncio.ensure_future(
-            observe_windows(svc, svc.layout, state["instruction"], video, memory())
+            observe_windows(svc, fitted, state["instruction"], video, memory())
         )
     try:
         return await reporting(

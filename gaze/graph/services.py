@@ -25,6 +25,7 @@ from gaze.models.caller import Caller
 from gaze.pixels.measure import PIXEL_PASS
 from gaze.settings.caller import build_caller, sampling_of
 from gaze.settings.context import GazeContext, wants_pixels
+from gaze.settings.served_layout import served_layout
 from gaze.video.store import ClipStore
 from gaze.video.windows import SamplingSettings
 
@@ -71,6 +72,12 @@ class RunServices:
     fit it (``gaze.settings.served_layout``); None when the settings were used as given."""
     layout: GazeContext | None = None
     """The run's settings with its segments fitted to what the servers take, once known."""
+
+    async def fit(self, ctx: GazeContext, first_call: asyncio.Future[Any] | None) -> GazeContext:
+        """``ctx`` fitted to what the run's servers take (``served_layout``), kept here for
+        ``settings`` and the report."""
+        self.layout, self.served_images = await served_layout(self.caller, ctx, first_call)
+        return self.layout
 
     def settings(self, given: GazeContext) -> GazeContext:
         """The settings the segments' calls and the report use: ``given`` (the run's context),

@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from platformdirs import user_cache_dir
 
@@ -59,15 +60,17 @@ def cache_key(provider: str, model: str, endpoint: str, request: ModelRequest) -
         "max_output_tokens": request.max_output_tokens,
         "sample": request.sample,
     }
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return _digest(payload)
 
 
 def finding_key(provider: str, model: str, endpoint: str, finding: str) -> str:
     """The key a start-up check's ``finding`` about an endpoint is stored under (beside the
     replies: a rerun answered from the cache needs it, and no server)."""
-    payload = {"finding": finding, "provider": provider, "model": model, "endpoint": endpoint}
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return _digest({"finding": finding, "provider": provider, "model": model, "endpoint": endpoint})
+
+
+def _digest(payload: dict[str, Any]) -> str:
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

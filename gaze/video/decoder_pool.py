@@ -41,7 +41,9 @@ def job_threads() -> ThreadPoolExecutor:
     reads it), MAX_BUSY of them: a run of many clips in flight queues its jobs here. In the
     event loop's default executor, they filled its few threads waiting for a child, and every
     other ``to_thread`` (the first frame grounding needs, the response cache, the report
-    files) queued behind them: 96 clips in flight sent their first request after 18.5 s."""
+    files) queued behind them: with 96 clips in flight the first request went out after 12.1 s
+    instead of 2.1 s (``bench/fleet_throughput.py --slots 4 --servers 1 --kinds queue
+    --min-clips 96``)."""
     global _threads
     with _lock:
         if _threads is None:
