@@ -69,11 +69,6 @@ class RetryPolicy:
         return rng.uniform(ceiling / 2, ceiling)
 
 
-AHEAD_OF_CHECK = 1
-"""Requests a backbone is sent while its start-up check is still running (the grounding call
-that begins every clip); later ones wait for the check. This takes the check off a clip's
-critical path and bounds what a misconfigured endpoint is sent before the check's one line."""
-
 Check = Callable[[Backbone, str], Any]
 """The start-up check of a backbone: an awaitable that raises ModelConfigError when unusable."""
 
@@ -88,7 +83,6 @@ class _OnLoop:
     handed_over: asyncio.Event
     checked: dict[int, asyncio.Future[None]] = field(default_factory=dict)
     """Each backbone's start-up check, started once."""
-    ahead_of_check: dict[int, int] = field(default_factory=dict)
     throttles: dict[int, Throttle] = field(default_factory=dict)
 
 
@@ -295,33 +289,34 @@ class Caller:
 
     async def send(self, request: ModelRequest, record: CallRecord) -> ModelReply:
         """One request to the role's backbone (no cache, no retry), within the total deadline
-        ``request_timeout_s``; ``record`` is filled in whether it succeeds or raises."""
+        ``request_timeout_s``; ``record`` is filled in whether it succeeds or raises.
+
+        The backbone's start-up check runs alongside its first requests: as many go out while
+        it runs as the backbone's throttle lets out (slow start opens with ``throttle.START``;
+        failures do not raise it), so a misconfigured endpoint gets a few before the check's
+        one line, and a run of many clips keeps a server busy while the check waits its turn
+        in the server's queue. No reply is returned before the backbone has passed it."""
         backbone = self.backbone(request.role)
         self._breaker(backbone)
         check = self._check_job(backbone, request.role)
-        if check is not None and not check.done():
-            ahead_of_check = self._here().ahead_of_check
-            ahead = ahead_of_check.get(id(backbone), 0)
-            if ahead >= AHEAD_OF_CHECK:
-                await _passed(check, request)
-            else:
-                ahead_of_check[id(backbone)] = ahead + 1
         if check is not None and check.done():
             await _passed(check, request)  # a backbone found unusable gets no more requests
         try:
-            reply = await self._send_now(backbone, request, record)
+            reply = await self._send_now(backbone, request, record, check)
         except Exception:
             if check is not None:  # the check's one-line diagnosis explains this failure best
                 await _passed(check, request)
             raise
         if check is not None:
-            # The first requests go out while the check runs (its latency is then off the
-            # critical path); a reply is returned only once the backbone has passed it.
             await _passed(check, request)
         return reply
 
     async def _send_now(
-        self, backbone: Backbone, request: ModelRequest, record: CallRecord
+        self,
+        backbone: Backbone,
+        request: ModelRequest,
+        record: CallRecord,
+        check: asyncio.Future[None] | None,
     ) -> ModelReply:
         throttle = self.throttle(backbone)
         await throttle.acquire()  # back-pressure first: a waiting request holds no slot
@@ -330,6 +325,8 @@ class Caller:
         try:
             async with self._here().semaphore:
                 self._breaker(backbone)  # it may have opened while this request waited
+                if check is not None and check.done():  # or the check may have failed
+                    await _passed(check, request)
                 self.handed_over.set()
                 started = time.perf_counter()
                 try:

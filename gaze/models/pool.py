@@ -120,6 +120,18 @@ class EndpointPool:
             self._condition = (loop, asyncio.Condition())
         return self._condition[1]
 
+    async def queue_waiting(self) -> int | None:
+        """The queue of the fleet's least queued endpoint, where every endpoint reports its own;
+        None when one does not. The caller's throttle reads a pool as one server: while one
+        endpoint's queue is empty the fleet takes more (it paces slow start), and a queue at
+        every endpoint lowers the pool's limit no further than what the fleet serves (each
+        endpoint's own limit keeps its queue short, ``Endpoint.watch``)."""
+        reads = [getattr(e.backbone, "queue_waiting", None) for e in self.endpoints]
+        if any(read is None for read in reads):
+            return None
+        found = await asyncio.gather(*(read() for read in reads if read is not None))
+        return None if any(n is None for n in found) else min(n for n in found if n is not None)
+
     def preference(self, request: ModelRequest) -> list[Endpoint]:
         """The endpoints in this request's order of preference (rendezvous hashing)."""
         key = clip_affinity.get() or _first_image(request)

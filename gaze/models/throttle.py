@@ -27,7 +27,10 @@ concurrency in its queue. Where it reports its queue (vLLM's ``/metrics``,
 slow start still doubles the limit, then at most every ``WATCH_S``), and a queue found lowers
 the limit to what the server serves at once plus a margin of one in ``QUEUE_SHARE`` of that
 (so no slot waits for the next request to arrive); it then climbs as after a 429, one request
-per ``PATIENCE`` rounds.
+per ``PATIENCE`` rounds. Such a server also paces slow start itself: while requests wait for
+room under the limit, the queue is read every ``WATCH_S``, and an empty queue with the limit
+reached doubles it at once. Slow start by rounds of replies took a round per doubling: with
+requests of 8 s, a 64-slot server waited 24 s to be full; read from its queue, about 2 s.
 
 A pool of endpoints keeps the same rules per endpoint as well (``gaze.models.pool``): a server
 of the fleet that refuses or queues gets no more than it serves, and the others take the rest.
@@ -49,8 +52,10 @@ PATIENCE = 8
 """Rounds of successes per request the limit gains once the server has refused one."""
 WATCH_S = 0.5
 """Least time between two reads of a queueing server's waiting requests."""
-QUEUE_SHARE = 8
-"""A queueing server is kept one request in this many of those it serves ahead (at least 1)."""
+QUEUE_SHARE = 4
+"""A queueing server is kept one request in this many of those it serves ahead (at least 1).
+One in 8 left a 16-slot server 0.92 busy while the client decoded clips on 2 cores (a reply's
+next request came late); one in 4 kept it 0.98-1.00 (``bench/fleet_throughput.py``)."""
 
 QueueReader = Callable[[], Awaitable[int | None]]
 """Reads the requests waiting in a server's queue; None: the server does not say."""
@@ -84,6 +89,13 @@ class Limit:
             self.limit = float(max(1, held))
             self.slowdowns += 1
 
+    def unqueued(self, in_flight: int) -> None:
+        """The server's queue is empty while ``in_flight`` of ours are out: it serves them all
+        at once. In slow start, with the limit reached, it doubles (a server that has queued
+        or refused one is not asked for more this way)."""
+        if not self.refused and in_flight >= int(self.limit):
+            self.limit = min(self.ceiling, 2.0 * max(self.limit, in_flight))
+
     def queued(self, waiting: int, in_flight: int) -> None:
         """The server holds ``waiting`` requests in its queue while ``in_flight`` of ours are
         out: it serves the rest at once; keep at most a margin queued beyond them."""
@@ -111,12 +123,20 @@ class QueueWatch:
         self.off = False
 
     def after_reply(self, limit: Limit, in_flight: Callable[[], int]) -> None:
+        # in slow start the limit doubles each round: read at every reply until a queue shows
+        self._read_after(WATCH_S if limit.refused else 0.0, limit, in_flight)
+
+    def while_waiting(self, limit: Limit, in_flight: Callable[[], int]) -> None:
+        """Requests wait for room under the limit: in slow start, read at most every
+        ``WATCH_S`` whether the server has room for more (``Limit.unqueued``)."""
+        if not limit.refused:
+            self._read_after(WATCH_S, limit, in_flight)
+
+    def _read_after(self, pause: float, limit: Limit, in_flight: Callable[[], int]) -> None:
         now = self._clock()
         loop = asyncio.get_running_loop()
         job = self._reading
         busy = job is not None and job.get_loop() is loop and not job.done()
-        # in slow start the limit doubles each round: read at every reply until a queue shows
-        pause = WATCH_S if limit.refused else 0.0
         if self.off or busy or now - self._last < pause or in_flight() < 1:
             return  # (with nothing else out, nothing of ours can be queued)
         self._last = now
@@ -136,8 +156,10 @@ class QueueWatch:
             return
         if waiting is None:
             self.off = True
-        else:
+        elif waiting > 0:
             limit.queued(waiting, in_flight())
+        else:
+            limit.unqueued(in_flight())
 
 
 class Throttle(Limit):
@@ -167,6 +189,10 @@ class Throttle(Limit):
                     self.in_flight += 1
                     return
                 timeout = wait if wait > 0 else None
+                if wait <= 0 and self.watch is not None and not self.watch.off:
+                    # no room: a server that reports its queue says whether it takes more
+                    self.watch.while_waiting(self, lambda: self.in_flight)
+                    timeout = None if self.refused else WATCH_S
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._changed.wait(), timeout=timeout)
 

@@ -1,6 +1,6 @@
-"""The start-up check runs alongside a backbone's first requests: two go out at once (the
-grounding calls that begin every clip), later ones wait for the check, and no reply is used
-before the backbone has passed it."""
+"""The start-up check runs alongside a backbone's first requests: as many go out at once as
+the backbone's throttle lets out (slow start's first round), later ones wait for the check, and
+no reply is used before the backbone has passed it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from gaze.models.caller import AHEAD_OF_CHECK, Caller
+from gaze.models.caller import Caller
 from gaze.models.protocol import (
     FewerImagesServed,
     ImagePart,
@@ -18,6 +18,7 @@ from gaze.models.protocol import (
     TextPart,
 )
 from gaze.models.scripted import ScriptedBackbone
+from gaze.models.throttle import START
 
 
 def request(n: int) -> ModelRequest:
@@ -29,10 +30,10 @@ def request(n: int) -> ModelRequest:
     )
 
 
-def run_calls(check_result: Exception | None, calls: int = 4):
+def run_calls(check_result: Exception | None, calls: int = START + 4):
     sent_during_check: list[str] = []
-
-    backbone = ScriptedBackbone(lambda r: {"ok": True}, model="m")
+    # replies take longer than the check: only slow start's first round goes out during it
+    backbone = ScriptedBackbone(lambda r: {"ok": True}, model="m", latency_s=0.4)
 
     async def check(backbone, where):
         await asyncio.sleep(0.2)
@@ -51,15 +52,15 @@ def run_calls(check_result: Exception | None, calls: int = 4):
 def test_the_first_requests_go_out_while_the_check_runs_the_rest_wait():
     results, during, backbone = run_calls(None)
     assert all(not isinstance(r, Exception) for r in results)
-    assert len(during) == AHEAD_OF_CHECK == 1
-    assert len(backbone.requests) == 4
+    assert len(during) == START == 8
+    assert len(backbone.requests) == START + 4
 
 
 def test_a_failed_check_wins_over_replies_that_came_back():
     problem = ModelConfigError("the server refuses 32 images in one prompt")
     results, during, backbone = run_calls(problem)
     assert all(isinstance(r, ModelConfigError) for r in results)  # no reply used
-    assert len(backbone.requests) == AHEAD_OF_CHECK  # the others were never sent
+    assert len(backbone.requests) == START  # the others were never sent
 
 
 def test_a_passed_check_is_not_repeated():

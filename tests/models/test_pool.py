@@ -152,6 +152,18 @@ def test_an_endpoint_that_reports_a_queue_gets_what_it_serves_and_the_others_the
     assert len(queueing.served) + len(other.served) == 48
 
 
+def test_a_fleet_reports_its_least_queue_and_none_where_one_endpoint_does_not():
+    """The caller's throttle reads a pool as one server: it takes more while one endpoint has
+    no queue (slow start), and three servers of 4 slots, one of them queueing, were not held to
+    fewer requests than they serve (the sum of the queues did that: 0.64 of their slots busy)."""
+    first, second = QueueingServer("a", 0.05, slots=1), QueueingServer("b", 0.05, slots=1)
+    first.waiting, second.waiting = 3, 4
+    assert asyncio.run(pool_of(first, second).queue_waiting()) == 3
+    second.waiting = 0
+    assert asyncio.run(pool_of(first, second).queue_waiting()) == 0
+    assert asyncio.run(pool_of(first, Server("silent")).queue_waiting()) is None
+
+
 def pool_prefers(pool: EndpointPool, clip: str) -> str:
     clip_affinity.set(clip)
     return pool.preference(request())[0].name

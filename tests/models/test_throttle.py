@@ -121,8 +121,8 @@ def test_a_queue_the_server_reports_lowers_the_limit_to_what_it_serves_plus_a_ma
     limit = Limit(256, 64)
     limit.queued(waiting=0, in_flight=40)  # no queue: nothing learned
     assert limit.limit == 64 and not limit.refused
-    limit.queued(waiting=24, in_flight=40)  # it serves 16 at once: keep 2 (one in 8) queued
-    assert limit.limit == 18 and limit.refused and limit.slowdowns == 1
+    limit.queued(waiting=24, in_flight=40)  # it serves 16 at once: keep 4 (one in 4) queued
+    assert limit.limit == 20 and limit.refused and limit.slowdowns == 1
     limit.queued(waiting=30, in_flight=31)
     assert limit.limit == 2  # it serves 1: one more waits
     limit.succeeded()
@@ -151,4 +151,48 @@ def test_the_queue_is_read_at_most_every_half_second_and_never_again_where_unrep
 
     limit = asyncio.run(replies())
     assert reads == [0.0, 0.6]  # then the server said it does not report a queue
-    assert limit.limit == 16 + 2  # 21 out, 5 waiting: it serves 16
+    assert limit.limit == 16 + 4  # 21 out, 5 waiting: it serves 16
+
+
+def test_an_empty_queue_doubles_the_limit_in_slow_start_and_nothing_else_does():
+    limit = Limit(256, 8)
+    limit.unqueued(in_flight=5)  # the limit not reached: nothing learned
+    assert limit.limit == 8
+    limit.unqueued(in_flight=8)
+    assert limit.limit == 16
+    limit.queued(waiting=4, in_flight=16)  # a queue at last: it serves 12
+    assert limit.limit == 15 and limit.refused
+    limit.unqueued(in_flight=15)  # past slow start an empty queue raises nothing
+    assert limit.limit == 15
+
+
+def test_a_server_that_reports_its_queue_fills_its_slots_without_waiting_for_replies():
+    """Requests of 8 s at a 12-slot server: slow start by rounds of replies would send 8, then
+    16 after 8 s. Read from the server's queue while requests wait, the limit doubles until a
+    queue shows, then settles at what the server serves plus a margin; no reply is needed."""
+    reads: list[int] = []
+    slots = 12
+
+    async def go() -> tuple[Throttle, int]:
+        throttle = Throttle(64, queue=lambda: waiting())
+
+        async def waiting() -> int:
+            queued = max(0, throttle.in_flight - slots)
+            reads.append(queued)
+            return queued
+
+        async def request() -> None:
+            await throttle.acquire()  # and never released: every request is still being served
+
+        waiters = [asyncio.ensure_future(request()) for _ in range(40)]
+        await asyncio.sleep(1.3)
+        sent = throttle.in_flight
+        for waiter in waiters:
+            waiter.cancel()
+        await asyncio.gather(*waiters, return_exceptions=True)
+        return throttle, sent
+
+    throttle, sent = asyncio.run(go())
+    assert sent == 16  # 8, then 16 once the empty queue was read; the next read found 4 queued
+    assert throttle.limit == slots + 3 and throttle.refused
+    assert reads[:2] == [0, 4] and len(reads) <= 4  # read at most every half second

@@ -145,7 +145,7 @@ def test_a_run_of_many_clips_keeps_a_short_queue_at_a_server_that_reports_it(for
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((tmp_path / "run" / "run.json").read_text())
     assert summary["done"] == 3 * len(rows)
-    settled = server_queue.settled_queue()  # one in 8 of 4 served: a margin of 1, and a read
+    settled = server_queue.settled_queue()  # one in 4 of 4 served: a margin of 1, and a read
     assert settled <= 4, (settled, server_queue.queue_at_arrival)  # every 0.5 s lags a little
 
 
