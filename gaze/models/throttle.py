@@ -30,7 +30,8 @@ the limit to what the server serves at once plus a margin of one in ``QUEUE_SHAR
 per ``PATIENCE`` rounds. Such a server also paces slow start itself: while requests wait for
 room under the limit, the queue is read every ``WATCH_S``, and an empty queue with the limit
 reached doubles it at once. Slow start by rounds of replies took a round per doubling: with
-requests of 8 s, a 64-slot server waited 24 s to be full; read from its queue, about 2 s.
+requests of 8 s, a 64-slot server waited three rounds (24 s) to be full; read from its queue,
+a doubling takes 0.5 s.
 
 A pool of endpoints keeps the same rules per endpoint as well (``gaze.models.pool``): a server
 of the fleet that refuses or queues gets no more than it serves, and the others take the rest.
@@ -54,8 +55,8 @@ WATCH_S = 0.5
 """Least time between two reads of a queueing server's waiting requests."""
 QUEUE_SHARE = 4
 """A queueing server is kept one request in this many of those it serves ahead (at least 1).
-One in 8 left a 16-slot server 0.92 busy while the client decoded clips on 2 cores (a reply's
-next request came late); one in 4 kept it 0.98-1.00 (``bench/fleet_throughput.py``)."""
+One in 8 left a 16-slot server's slots idle while the client decoded clips on 2 cores (a
+reply's next request came late, after the margin of 2 had been served)."""
 
 QueueReader = Callable[[], Awaitable[int | None]]
 """Reads the requests waiting in a server's queue; None: the server does not say."""
