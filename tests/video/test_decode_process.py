@@ -246,6 +246,6 @@ def test_clips_waiting_for_a_decoder_leave_the_default_threads_free(forge_dir, t
             await asyncio.gather(*decodes)
             return decoded_by_then
         finally:
-            store.close()
+            await store.aclose()  # as a run closes it: its children are back for the next test
 
     assert asyncio.run(run()) < 6
