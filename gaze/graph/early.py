@@ -57,8 +57,7 @@ async def initial_scene(inputs: Mapping[str, Any], svc: RunServices) -> tuple[fl
     scene = inputs.get("initial_frame")
     if scene:
         return 0.0, await asyncio.to_thread(_read_image, scene, svc.sampling.max_side)
-    frame = await svc.clips.first_frame(inputs["video"])
-    return 0.0, await asyncio.to_thread(encode_jpeg, frame)
+    return 0.0, await svc.clips.first_frame(inputs["video"])
 
 
 async def ground(

@@ -33,7 +33,14 @@ MAX_IDLE = MAX_BUSY
 _idle: list[Decoder] = []
 _lock = threading.Lock()
 _busy = threading.BoundedSemaphore(MAX_BUSY)
-_threads: ThreadPoolExecutor | None = None
+_executors: dict[str, ThreadPoolExecutor] = {}
+
+
+def _executor(name: str) -> ThreadPoolExecutor:
+    with _lock:
+        if name not in _executors:
+            _executors[name] = ThreadPoolExecutor(MAX_BUSY, thread_name_prefix=f"gaze-{name}")
+        return _executors[name]
 
 
 def job_threads() -> ThreadPoolExecutor:
@@ -44,11 +51,17 @@ def job_threads() -> ThreadPoolExecutor:
     files) queued behind them: with 96 clips in flight the first request went out after 12.1 s
     instead of 2.1 s (``bench/fleet_throughput.py --slots 4 --servers 1 --kinds queue
     --min-clips 96``)."""
-    global _threads
-    with _lock:
-        if _threads is None:
-            _threads = ThreadPoolExecutor(MAX_BUSY, thread_name_prefix="gaze-decode")
-        return _threads
+    return _executor("decode")
+
+
+def first_frame_threads() -> ThreadPoolExecutor:
+    """The threads that read clips' first frames (``gaze.video.store.read_first_frame``),
+    MAX_BUSY of them, for the same reason: a run of many clips queues every clip's first frame
+    at once, and in the default executor the SDK's first connection (its address lookup runs
+    there) waited behind all of them: 144 clips in flight, the first request reached the
+    servers 1 s after it was sent (``bench/fleet_throughput.py --slots 16 --servers 3 --kinds
+    queue``)."""
+    return _executor("first-frame")
 
 
 class Decoder:

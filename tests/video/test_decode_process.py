@@ -8,6 +8,7 @@ import contextlib
 import threading
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -249,3 +250,38 @@ def test_clips_waiting_for_a_decoder_leave_the_default_threads_free(forge_dir, t
             await store.aclose()  # as a run closes it: its children are back for the next test
 
     assert asyncio.run(run()) < 6
+
+
+def test_first_frames_of_many_clips_leave_the_default_threads_free(forge_dir, monkeypatch):
+    """A run of many clips asks every clip's first frame at once; the reads wait in threads of
+    their own, so the event loop's default threads (where the SDK's first connection looks up
+    its address) stay free. In the default executor, 144 clips in flight held the first request
+    1 s between the SDK sending it and the server seeing it."""
+    import gaze.video.store as store_module
+
+    source = str(sorted(forge_dir.glob("*.mp4"))[0])
+    read = store_module.read_first_frame
+    gate = threading.Event()
+
+    def held(path: str, max_side: int) -> bytes:
+        gate.wait(10)  # every read blocked until the default threads have answered
+        return read(source, max_side)
+
+    monkeypatch.setattr(store_module, "read_first_frame", held)
+
+    async def run() -> list[bytes]:
+        store = ClipStore(SamplingSettings(max_side=160))
+        try:
+            asked = [asyncio.ensure_future(store.first_frame(f"clip-{n}.mp4")) for n in range(12)]
+            await asyncio.sleep(0.05)  # each read handed to a thread
+            assert await asyncio.wait_for(asyncio.to_thread(lambda: "free"), 2) == "free"
+            gate.set()
+            return await asyncio.gather(*asked)
+        finally:
+            gate.set()
+            await store.aclose()
+
+    frames = asyncio.run(run())
+    image = cv2.imdecode(np.frombuffer(frames[0], np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None and max(image.shape[:2]) == 160  # a JPEG at the run's largest side
+    assert len(set(frames)) == 1
