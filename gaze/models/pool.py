@@ -40,7 +40,7 @@ from gaze.models.protocol import (
     ModelRequest,
     TransientModelError,
 )
-from gaze.models.throttle import Limit, QueueWatch
+from gaze.models.throttle import Limit, QueueWatch, SharedReading
 
 log = logging.getLogger("gaze.pool")
 
@@ -78,11 +78,15 @@ class Endpoint:
 
     watch: QueueWatch | None = None
     """Reads the endpoint's queue where it reports one (``gaze.models.throttle``)."""
+    queue: SharedReading | None = None
+    """The endpoint's queue as its watch and the pool's throttle both read it (one read)."""
 
     def __post_init__(self) -> None:
-        queue = getattr(self.backbone, "queue_waiting", None)
-        if self.watch is None and queue is not None:
-            self.watch = QueueWatch(queue)
+        read = getattr(self.backbone, "queue_waiting", None)
+        if self.queue is None and read is not None:
+            self.queue = SharedReading(read)
+        if self.watch is None and self.queue is not None:
+            self.watch = QueueWatch(self.queue)
 
     def has_room(self) -> bool:
         mine = self.limit <= 0 or self.outstanding < self.limit
@@ -126,10 +130,10 @@ class EndpointPool:
         endpoint's queue is empty the fleet takes more (it paces slow start), and a queue at
         every endpoint lowers the pool's limit no further than what the fleet serves (each
         endpoint's own limit keeps its queue short, ``Endpoint.watch``)."""
-        reads = [getattr(e.backbone, "queue_waiting", None) for e in self.endpoints]
-        if any(read is None for read in reads):
+        reads = [e.queue for e in self.endpoints if e.queue is not None]
+        if len(reads) < len(self.endpoints):
             return None
-        found = await asyncio.gather(*(read() for read in reads if read is not None))
+        found = await asyncio.gather(*(read() for read in reads))
         return None if any(n is None for n in found) else min(n for n in found if n is not None)
 
     def preference(self, request: ModelRequest) -> list[Endpoint]:

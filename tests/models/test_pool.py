@@ -287,3 +287,31 @@ def test_several_urls_bind_a_pool_and_each_url_is_checked():
         bind_roles("openai:m", {}, "http://c:3/v1 http://d:99999/v1")
     with pytest.raises(GazeInputError, match="openai or gemini"):
         bind_roles("scripted:auto", {}, "http://c:3/v1 http://d:4/v1")
+
+
+def test_a_fleet_and_its_endpoints_read_each_server_once_for_both():
+    """The pool's throttle and each endpoint's own watch ask at the same moments (replies):
+    each server's queue is read once for both, not once per asker (a pool of three queueing
+    servers read every ``/metrics`` about three times as often as one server alone)."""
+
+    class Counted(QueueingServer):
+        reads = 0
+
+        async def queue_waiting(self) -> int | None:
+            self.reads += 1
+            await asyncio.sleep(0.01)  # a page on its way over HTTP
+            return self.waiting
+
+    first, second = Counted("a", 0.05, slots=1), Counted("b", 0.05, slots=1)
+    first.waiting, second.waiting = 3, 4
+    pool = pool_of(first, second)
+    own = [e.queue for e in pool.endpoints]
+    assert all(own)
+
+    async def main() -> tuple[list[int | None], int | None]:
+        together = await asyncio.gather(pool.queue_waiting(), own[0](), own[1]())
+        return list(together), await pool.queue_waiting()  # just read: kept
+
+    together, again = asyncio.run(main())
+    assert together == [3, 3, 4] and again == 3
+    assert (first.reads, second.reads) == (1, 1)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from gaze.models.throttle import PATIENCE, Limit, QueueWatch, Throttle
+import pytest
+
+from gaze.models.throttle import FRESH_S, PATIENCE, Limit, QueueWatch, SharedReading, Throttle
 
 
 def release(throttle: Throttle, *, ok: bool = True, refused: bool = False, after=None):
@@ -196,3 +198,29 @@ def test_a_server_that_reports_its_queue_fills_its_slots_without_waiting_for_rep
     assert sent == 16  # 8, then 16 once the empty queue was read; the next read found 4 queued
     assert throttle.limit == slots + 3 and throttle.refused
     assert reads[:2] == [0, 4] and len(reads) <= 4  # read at most every half second
+
+
+def test_a_shared_reading_is_kept_briefly_and_a_failed_read_not_at_all():
+    now = [0.0]
+    answers: list[int | Exception] = [RuntimeError("a busy server's 500"), 2, 5]
+
+    async def read() -> int | None:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    reading = SharedReading(read, clock=lambda: now[0])
+
+    async def main() -> list[int | None]:
+        with pytest.raises(RuntimeError):  # the asker meets the failure
+            await reading()
+        seen = [await reading()]  # the failure was not kept: read again
+        now[0] += FRESH_S / 2
+        seen.append(await reading())  # fresh: kept
+        now[0] += FRESH_S
+        seen.append(await reading())  # stale: read again
+        return seen
+
+    assert asyncio.run(main()) == [2, 2, 5]
+    assert reading.reads == 3
