@@ -21,7 +21,8 @@ requests served per second there, as clips/min and as the share of the servers' 
 ``queued steady`` the queue a request met over the middle half of the run (upper quartile;
 a queueing server reports its queue on ``/metrics`` as vLLM does, unless ``--no-metrics``), and
 ``refused`` the refusals per request served (``429``): a server kept full but not flooded has
-a steady share near 1 and few of either. ``first request s`` is when the servers got their
+a steady share near 1 and few of either. ``queue reads`` counts the reads of the servers'
+``/metrics`` per request served (``queue``). ``first request s`` is when the servers got their
 first request, counted from the start of the run. ``requests/clip`` counts the requests served
 (start-up checks included, refusals not); ``partial clips`` the reports that lost a part (a
 call that ran out of retries).
@@ -120,9 +121,9 @@ def main(argv: list[str]) -> None:
     print(
         "| server | slots | servers | clips | requests/clip | most clips/min | whole run "
         "| steady clips/min | steady share busy | queued most | queued steady | refused "
-        "| partial clips | first request s |"
+        "| queue reads | partial clips | first request s |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         forge = Path(tmp) / "forge"
         forge_set(forge, count=24, seed=11)
@@ -154,13 +155,14 @@ def main(argv: list[str]) -> None:
                     most = count * args.rate * 60 / per_clip
                     share = steady(servers)
                     refused = sum(s.refused for s in servers) / max(1, done)
+                    reads = sum(s.queue_reads for s in servers) / max(1, done)
                     queued = max(s.settled_queue() for s in servers)
                     first = min(start for s in servers for start, _ in s.served) - began
                     print(
                         f"| {kind} | {slots} | {count} | {clips} | {per_clip:.1f} | {most:.1f} "
                         f"| {rate:.1f} ({rate / most:.2f}) | {share * most:.1f} | {share:.2f} "
                         f"| {max(s.most_waiting for s in servers)} "
-                        f"| {queued} | {refused:.2f} | {partial} | {first:.1f} |",
+                        f"| {queued} | {refused:.2f} | {reads:.2f} | {partial} | {first:.1f} |",
                         flush=True,
                     )
 

@@ -377,6 +377,8 @@ class Queueing:
         self.waiting = 0
         self.most_waiting = 0
         self.refused = 0
+        self.queue_reads = 0
+        """Times ``/metrics`` was read (the client's watches of the queue)."""
         self.queue_at_arrival: list[int] = []
         """The queue's length as each clip request arrived, in order."""
         self.served: list[tuple[float, float]] = []
@@ -392,6 +394,7 @@ class Queueing:
         if seen.path != "/metrics" or not self.reports_queue:
             return None
         with self._lock:
+            self.queue_reads += 1
             return queue_metrics(self.waiting)
 
     def __call__(self, body: Any) -> Reply:

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from gaze.models.throttle import FRESH_S, PATIENCE, Limit, QueueWatch, SharedReading, Throttle
+from gaze.models.throttle import PATIENCE, Limit, QueueWatch, SharedReading, Throttle
 
 
 def release(throttle: Throttle, *, ok: bool = True, refused: bool = False, after=None):
@@ -200,27 +200,23 @@ def test_a_server_that_reports_its_queue_fills_its_slots_without_waiting_for_rep
     assert reads[:2] == [0, 4] and len(reads) <= 4  # read at most every half second
 
 
-def test_a_shared_reading_is_kept_briefly_and_a_failed_read_not_at_all():
-    now = [0.0]
+def test_a_shared_reading_is_joined_while_under_way_and_not_kept_after():
     answers: list[int | Exception] = [RuntimeError("a busy server's 500"), 2, 5]
 
     async def read() -> int | None:
+        await asyncio.sleep(0.01)  # a page on its way over HTTP
         answer = answers.pop(0)
         if isinstance(answer, Exception):
             raise answer
         return answer
 
-    reading = SharedReading(read, clock=lambda: now[0])
+    reading = SharedReading(read)
 
     async def main() -> list[int | None]:
         with pytest.raises(RuntimeError):  # the asker meets the failure
             await reading()
-        seen = [await reading()]  # the failure was not kept: read again
-        now[0] += FRESH_S / 2
-        seen.append(await reading())  # fresh: kept
-        now[0] += FRESH_S
-        seen.append(await reading())  # stale: read again
-        return seen
+        together = await asyncio.gather(reading(), reading())  # one read for both
+        return [*together, await reading()]  # a finished read is not kept: read again
 
     assert asyncio.run(main()) == [2, 2, 5]
     assert reading.reads == 3
