@@ -30,7 +30,7 @@ from gaze.models.protocol import (
     ModelRequest,
     TransientModelError,
 )
-from gaze.models.throttle import Throttle
+from gaze.models.throttle import Counted, Throttle
 from gaze.models.tokens import estimate_input_tokens, rule_for
 
 
@@ -222,8 +222,13 @@ class Caller:
     async def _checked(self, backbone: Backbone, role: str) -> None:
         """The check, its finding on images per request remembered in the cache."""
         assert self._check is not None
+        from gaze.models.pool import EndpointPool  # (a pool counts each endpoint's probes)
+
+        target: Backbone = backbone
+        if not isinstance(backbone, EndpointPool):  # the probes count as what it serves
+            target = Counted(backbone, self.throttle(backbone).beside)
         try:
-            await self._check(backbone, f"{backbone.provider}:{backbone.model} ({role})")
+            await self._check(target, f"{backbone.provider}:{backbone.model} ({role})")
         except FewerImagesServed as exc:
             await self._remember_images(role, str(exc.images))
             raise

@@ -28,7 +28,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +40,7 @@ from gaze.models.protocol import (
     ModelRequest,
     TransientModelError,
 )
-from gaze.models.throttle import Limit, QueueWatch, SharedReading
+from gaze.models.throttle import Counted, Limit, QueueWatch, SharedReading
 
 log = logging.getLogger("gaze.pool")
 
@@ -135,6 +135,24 @@ class EndpointPool:
             return None
         found = await asyncio.gather(*(read() for read in reads))
         return None if any(n is None for n in found) else min(n for n in found if n is not None)
+
+    def beside(
+        self, endpoint: Endpoint
+    ) -> Callable[[], contextlib.AbstractAsyncContextManager[None]]:
+        """Requests to ``endpoint`` sent without waiting for room (its start-up check's probes),
+        counted among its outstanding ones while it serves them (``gaze.models.throttle``)."""
+
+        @contextlib.asynccontextmanager
+        async def held() -> AsyncIterator[None]:
+            endpoint.outstanding += 1
+            try:
+                yield
+            finally:
+                async with self._changed:
+                    endpoint.outstanding -= 1
+                    self._changed.notify_all()
+
+        return held
 
     def preference(self, request: ModelRequest) -> list[Endpoint]:
         """The endpoints in this request's order of preference (rendezvous hashing)."""
@@ -300,7 +318,9 @@ async def check_pool(
     taken out of rotation (the run goes on with the others); an endpoint that answers but
     cannot do the work (a key refused, too few images per prompt) fails the run in one line,
     as would every endpoint being unreachable."""
-    jobs = [check(e.backbone, f"{where} at {e.name}") for e in pool.endpoints]
+    jobs = [
+        check(Counted(e.backbone, pool.beside(e)), f"{where} at {e.name}") for e in pool.endpoints
+    ]
     results = await asyncio.gather(*jobs, return_exceptions=True)
     unreachable: list[EndpointUnreachableError] = []
     fewer: list[FewerImagesServed] = []  # the pool takes what its smallest endpoint takes

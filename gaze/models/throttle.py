@@ -24,7 +24,9 @@ A server that queues what is past its slots instead of refusing it (vLLM past
 ``max_num_seqs``) gives no 429 to learn from: it would hold up to the caller's whole
 concurrency in its queue. Where it reports its queue (vLLM's ``/metrics``,
 ``vllm:num_requests_waiting``), ``QueueWatch`` reads it after replies (after each one while
-slow start still doubles the limit, then at most every ``WATCH_S``), and a queue found lowers
+slow start can still double the limit, below the caller's concurrency; then at most every
+``WATCH_S``: a fleet that refuses, not queues, had its empty queue read 1.9 times per request
+served, 0.5 since), and a queue found lowers
 the limit to what the server serves at once plus a margin of one in ``QUEUE_SHARE`` of that
 (so no slot waits for the next request to arrive); it then climbs as after a 429, one request
 per ``PATIENCE`` rounds. Such a server also paces slow start itself: while requests wait for
@@ -32,6 +34,11 @@ room under the limit, the queue is read every ``WATCH_S``, and an empty queue wi
 reached doubles it at once. Slow start by rounds of replies took a round per doubling: with
 requests of 8 s, a 64-slot server waited three rounds (24 s) to be full; read from its queue,
 a doubling takes 0.5 s.
+
+The start-up check's probes go out beside the run's first requests without waiting for room,
+but count as in flight while the server serves them (``Counted``): a 4-slot server holding two
+probes and two requests refuses the rest, and the limit must fall to the four it held, not the
+two of them that were the run's (three such servers were held to 0.77 of their slots busy).
 
 A pool of endpoints keeps the same rules per endpoint as well (``gaze.models.pool``): a server
 of the fleet that refuses or queues gets no more than it serves, and the others take the rest.
@@ -45,7 +52,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gaze.models.protocol import Backbone, ModelReply, ModelRequest
 
 START = 8
 """Requests in flight before any reply has come back (the first rounds double it)."""
@@ -154,12 +166,14 @@ class QueueWatch:
 
     def after_reply(self, limit: Limit, in_flight: Callable[[], int]) -> None:
         # in slow start the limit doubles each round: read at every reply until a queue shows
-        self._read_after(WATCH_S if limit.refused else 0.0, limit, in_flight)
+        # (or until it reaches the ceiling: an empty queue has nothing more to raise then)
+        doubling = not limit.refused and limit.limit < limit.ceiling
+        self._read_after(0.0 if doubling else WATCH_S, limit, in_flight)
 
     def while_waiting(self, limit: Limit, in_flight: Callable[[], int]) -> None:
         """Requests wait for room under the limit: in slow start, read at most every
         ``WATCH_S`` whether the server has room for more (``Limit.unqueued``)."""
-        if not limit.refused:
+        if not limit.refused and limit.limit < limit.ceiling:
             self._read_after(WATCH_S, limit, in_flight)
 
     def _read_after(self, pause: float, limit: Limit, in_flight: Callable[[], int]) -> None:
@@ -226,6 +240,18 @@ class Throttle(Limit):
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._changed.wait(), timeout=timeout)
 
+    @contextlib.asynccontextmanager
+    async def beside(self) -> AsyncIterator[None]:
+        """A request sent without waiting for room (a start-up check's probe), counted in
+        flight while the server serves it."""
+        self.in_flight += 1
+        try:
+            yield
+        finally:
+            async with self._changed:
+                self.in_flight -= 1
+                self._changed.notify_all()
+
     async def release(self, *, ok: bool, rate_limited: bool, retry_after: float | None) -> None:
         """A request ended: adapt the limit to how it ended."""
         async with self._changed:
@@ -239,3 +265,25 @@ class Throttle(Limit):
                 if self.in_flight == 0 and retry_after is not None and retry_after > 0:
                     self.resume_at = max(self.resume_at, self._clock() + retry_after)
             self._changed.notify_all()
+
+
+class Counted:
+    """A backbone whose requests count as in flight on a ledger (``Throttle.beside``,
+    ``EndpointPool.beside``) without waiting for room: the start-up check's probes, sent beside
+    the run's first requests, are among the requests a server held when it refuses one."""
+
+    def __init__(
+        self, backbone: Backbone, hold: Callable[[], AbstractAsyncContextManager[None]]
+    ) -> None:
+        self.backbone = backbone
+        self.provider = backbone.provider
+        self.model = backbone.model
+        self.native_json_schema = backbone.native_json_schema
+        self._hold = hold
+
+    def __getattr__(self, name: str) -> Any:  # base_url, context_length, image_detail...
+        return getattr(self.backbone, name)
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        async with self._hold():
+            return await self.backbone.complete(request)

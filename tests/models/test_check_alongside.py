@@ -14,8 +14,10 @@ from gaze.models.protocol import (
     ImagePart,
     Message,
     ModelConfigError,
+    ModelReply,
     ModelRequest,
     TextPart,
+    TransientModelError,
 )
 from gaze.models.scripted import ScriptedBackbone
 from gaze.models.throttle import START
@@ -130,3 +132,74 @@ def test_what_a_server_takes_is_remembered_in_the_cache_for_a_rerun(tmp_path):
     assert served(False) is None and checks == []  # nothing known, nothing asked
     assert served(True) == 33 and len(checks) == 1
     assert served(False) == 33 and len(checks) == 1  # from the cache: no server needed
+
+
+class FourSlots:
+    """A server that serves 4 requests at once and refuses the rest with 429."""
+
+    provider = "openai"
+    model = "m"
+    native_json_schema = True
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        if self.in_flight >= 4:
+            raise TransientModelError("429: too many requests", rate_limited=True)
+        self.in_flight += 1
+        try:
+            await asyncio.sleep(0.2)
+        finally:
+            self.in_flight -= 1
+        return ModelReply(text='{"ok": true}')
+
+
+async def probe_twice(backbone, where) -> None:
+    """A start-up check's two probes, at once."""
+    await asyncio.gather(backbone.complete(request(-1)), backbone.complete(request(-2)))
+
+
+def test_the_checks_probes_count_among_what_a_refusing_server_held():
+    """The first request starts the check; its two probes and three more requests fill the
+    server's 4 slots and the rest are refused. The limit falls to the 4 the server held, not to
+    the 2 of them that were the run's (three such servers were held to 0.77 of their slots)."""
+    server = FourSlots()
+
+    async def main():
+        caller = Caller({"default": server}, check=probe_twice)
+
+        async def call(n: int, after: float):
+            await asyncio.sleep(after)
+            return await caller.send(request(n), caller.new_record(request(n)))
+
+        results = await asyncio.gather(
+            *(call(n, 0.0 if n == 0 else 0.05) for n in range(START)), return_exceptions=True
+        )
+        return results, caller.throttle(server)
+
+    results, throttle = asyncio.run(main())
+    refused = [r for r in results if isinstance(r, TransientModelError)]
+    assert len(refused) == START - 4  # the probes took room: 6 of the run's went, 2 served
+    assert 4 <= throttle.limit < 5 and throttle.in_flight == 0
+
+
+def test_a_pools_probes_count_among_what_each_endpoint_held():
+    from gaze.models.pool import Endpoint, EndpointPool, check_pool
+
+    server = FourSlots()
+    pool = EndpointPool([Endpoint(server, "a", 0)])
+
+    async def main():
+        check = asyncio.ensure_future(check_pool(pool, "w", probe_twice))
+        await asyncio.sleep(0.05)
+        results = await asyncio.gather(
+            *(pool.complete(request(n)) for n in range(6)), return_exceptions=True
+        )
+        await check
+        return results
+
+    results = asyncio.run(main())
+    # two served beside the probes, the third refused; the rest waited for room under 4
+    assert sum(isinstance(r, TransientModelError) for r in results) == 1
+    assert 4 <= pool.endpoints[0].learned.limit < 5 and pool.endpoints[0].outstanding == 0
