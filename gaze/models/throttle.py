@@ -24,9 +24,9 @@ A server that queues what is past its slots instead of refusing it (vLLM past
 ``max_num_seqs``) gives no 429 to learn from: it would hold up to the caller's whole
 concurrency in its queue. Where it reports its queue (vLLM's ``/metrics``,
 ``vllm:num_requests_waiting``), ``QueueWatch`` reads it after replies (after each one while
-slow start can still double the limit, below the caller's concurrency; then at most every
-``WATCH_S``: a fleet that refuses, not queues, had its empty queue read 1.9 times per request
-served, 0.5 since), and a queue found lowers
+slow start can still double the limit: below the caller's concurrency, with all of it taken;
+else at most every ``WATCH_S``: a fleet that refuses, not queues, had its empty queue read
+1.7-1.9 times per request served, 0.4-0.5 since), and a queue found lowers
 the limit to what the server serves at once plus a margin of one in ``QUEUE_SHARE`` of that
 (so no slot waits for the next request to arrive); it then climbs as after a 429, one request
 per ``PATIENCE`` rounds. Such a server also paces slow start itself: while requests wait for
@@ -165,9 +165,14 @@ class QueueWatch:
         self.off = False
 
     def after_reply(self, limit: Limit, in_flight: Callable[[], int]) -> None:
-        # in slow start the limit doubles each round: read at every reply until a queue shows
-        # (or until it reaches the ceiling: an empty queue has nothing more to raise then)
-        doubling = not limit.refused and limit.limit < limit.ceiling
+        # in slow start the limit doubles each round: read at every reply until a queue shows,
+        # while the limit binds (a reply's room taken again at once) and is below the ceiling:
+        # else an empty queue has nothing to raise
+        doubling = (
+            not limit.refused
+            and limit.limit < limit.ceiling
+            and in_flight() + 1 >= int(limit.limit)
+        )
         self._read_after(0.0 if doubling else WATCH_S, limit, in_flight)
 
     def while_waiting(self, limit: Limit, in_flight: Callable[[], int]) -> None:

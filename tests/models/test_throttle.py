@@ -184,6 +184,30 @@ def test_at_its_ceiling_slow_start_reads_the_queue_no_more_than_every_half_secon
     assert reads == [0.0, 0.1, 0.6]  # doubled twice, then at most every half second
 
 
+def test_slow_start_reads_after_every_reply_only_while_the_limit_binds():
+    """Three requests out under a limit of 16: the server has all the room they need and an
+    empty queue raises nothing, so the queue is read at most every half second."""
+    now = [0.0]
+    reads: list[float] = []
+
+    async def read() -> int | None:
+        reads.append(now[0])
+        return 0
+
+    async def replies() -> Limit:
+        watch = QueueWatch(read, clock=lambda: now[0])
+        limit = Limit(256, 16)
+        for t in (0.0, 0.1, 0.2, 0.6, 0.7):
+            now[0] = t
+            watch.after_reply(limit, lambda: 3)
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+        return limit
+
+    limit = asyncio.run(replies())
+    assert reads == [0.0, 0.6] and limit.limit == 16
+
+
 def test_an_empty_queue_doubles_the_limit_in_slow_start_and_nothing_else_does():
     limit = Limit(256, 8)
     limit.unqueued(in_flight=5)  # the limit not reached: nothing learned
