@@ -23,7 +23,9 @@ a queueing server reports its queue on ``/metrics`` as vLLM does, unless ``--no-
 ``refused`` the refusals per request served (``429``): a server kept full but not flooded has
 a steady share near 1 and few of either. ``queue reads`` counts the reads of the servers'
 ``/metrics`` per request served (``queue``). ``first request s`` is when the servers got their
-first request, counted from the start of the run. ``requests/clip`` counts the requests served
+first request, counted from the start of the run. ``CPU ms/request`` is this process's CPU time
+over the run (gaze's client and the stand-in servers' threads; the clips' decoding children
+not counted) per request served. ``requests/clip`` counts the requests served
 (start-up checks included, refusals not); ``partial clips`` the reports that lost a part (a
 call that ran out of retries).
 
@@ -66,24 +68,24 @@ def steady(servers: list[Queueing]) -> float:
     return busy / (sum(s.slots for s in servers) * (hi - lo))
 
 
-def bench_run(manifest: Path, out: Path, urls: list[str]) -> tuple[float, int, float]:
+def bench_run(manifest: Path, out: Path, urls: list[str]) -> tuple[float, int, float, float]:
     """(clips done per minute of wall time, clips whose report is partial, when it started on
-    the stand-ins' clock) of one `gaze bench run`."""
+    the stand-ins' clock, this process's CPU seconds over the run) of one `gaze bench run`."""
     args = ["bench", "run", str(manifest), "--out", str(out), "--model", "openai:bench"]
     args += ["--no-cache", "--clips-in-flight", "1024", "--concurrency", "256"]
     for url in urls:
         args += ["--base-url", url]
     began = time.monotonic()  # the clock the stand-ins stamp requests with
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     with redirect_stderr(io.StringIO()) as err:
         code = run(args)
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     if code != 0:
         raise SystemExit(f"bench run failed: {err.getvalue()[-400:]}")
     summary = json.loads((out / "run.json").read_text())
     reports = [json.loads(p.read_text()) for p in (out / "reports").glob("*.json")]
     partial = sum("partial" in r["flags"] for r in reports)
-    return summary["done"] / wall * 60, partial, began
+    return summary["done"] / wall * 60, partial, began, cpu
 
 
 def repeated(forge: Path, count: int, into: Path) -> Path:
@@ -121,9 +123,9 @@ def main(argv: list[str]) -> None:
     print(
         "| server | slots | servers | clips | requests/clip | most clips/min | whole run "
         "| steady clips/min | steady share busy | queued most | queued steady | refused "
-        "| queue reads | partial clips | first request s |"
+        "| queue reads | partial clips | first request s | CPU ms/request |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         forge = Path(tmp) / "forge"
         forge_set(forge, count=24, seed=11)
@@ -149,7 +151,7 @@ def main(argv: list[str]) -> None:
                             for s in servers
                         ]
                         out = Path(tmp) / f"run-{kind}-{slots}-{count}"
-                        rate, partial, began = bench_run(manifest, out, urls)
+                        rate, partial, began, cpu = bench_run(manifest, out, urls)
                     done = sum(len(s.served) for s in servers)
                     per_clip = done / clips
                     most = count * args.rate * 60 / per_clip
@@ -162,7 +164,8 @@ def main(argv: list[str]) -> None:
                         f"| {kind} | {slots} | {count} | {clips} | {per_clip:.1f} | {most:.1f} "
                         f"| {rate:.1f} ({rate / most:.2f}) | {share * most:.1f} | {share:.2f} "
                         f"| {max(s.most_waiting for s in servers)} "
-                        f"| {queued} | {refused:.2f} | {reads:.2f} | {partial} | {first:.1f} |",
+                        f"| {queued} | {refused:.2f} | {reads:.2f} | {partial} | {first:.1f} "
+                        f"| {cpu / max(1, done) * 1000:.1f} |",
                         flush=True,
                     )
 

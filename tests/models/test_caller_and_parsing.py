@@ -54,6 +54,24 @@ def test_strict_schema_closes_objects_and_requires_everything():
     assert minimal_instance(schema) == {"a": 0, "b": []}
 
 
+def test_strict_schema_is_built_once_per_model_and_each_caller_gets_its_own_copy(monkeypatch):
+    class Once(BaseModel):
+        n: int
+
+    built = []
+    original = Once.model_json_schema.__func__
+
+    def counted(cls, *args, **kwargs):
+        built.append(cls)
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(Once, "model_json_schema", classmethod(counted))
+    first = strict_schema(Once)
+    first["properties"]["n"]["type"] = "string"  # a provider that changes what it is given
+    assert strict_schema(Once)["properties"]["n"]["type"] == "integer"
+    assert built == [Once]
+
+
 def test_ask_feeds_validation_errors_back_and_succeeds():
     backbone = ScriptedBackbone({"observer": ['{"a": "x", "b": []}', '{"a": 2, "b": ["k"]}']})
     result = asyncio.run(
