@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import hashlib
 import json
 import logging
@@ -40,7 +41,7 @@ from gaze.models.protocol import (
     ModelRequest,
     TransientModelError,
 )
-from gaze.models.throttle import Counted, Limit, QueueWatch, SharedReading
+from gaze.models.throttle import START, WATCH_S, Counted, Limit, QueueWatch, SharedReading
 
 log = logging.getLogger("gaze.pool")
 
@@ -87,6 +88,12 @@ class Endpoint:
             self.queue = SharedReading(read)
         if self.watch is None and self.queue is not None:
             self.watch = QueueWatch(self.queue)
+        if self.watch is not None and self.learned.limit >= UNKNOWN:
+            # a server that reports its queue starts as a backbone does (slow start, doubled
+            # while its queue stays empty): unbounded, the first clips' requests all went to
+            # their preferred endpoint before its first reply, and a 4-slot server held a
+            # queue of 20 well into the run
+            self.learned = Limit(UNKNOWN, START)
 
     def has_room(self) -> bool:
         mine = self.limit <= 0 or self.outstanding < self.limit
@@ -196,9 +203,15 @@ class EndpointPool:
                     return chosen
                 if len(tried) >= len(self.endpoints):
                     return None
-                # room frees when a request ends
+                # room frees when a request ends, or when an endpoint in slow start reports an
+                # empty queue (read at most every WATCH_S while requests wait)
+                for endpoint in self.endpoints:
+                    if endpoint.watch is not None and not endpoint.has_room():
+                        endpoint.watch.while_waiting(
+                            endpoint.learned, functools.partial(_outstanding, endpoint)
+                        )
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), timeout=1.0)
+                    await asyncio.wait_for(self._changed.wait(), timeout=WATCH_S)
 
     async def _release(self, endpoint: Endpoint, error: BaseException | None) -> None:
         async with self._changed:
@@ -267,6 +280,10 @@ class EndpointPool:
     def stats(self) -> dict[str, dict[str, int]]:
         """Requests, failed requests and times marked down, per endpoint."""
         return {e.name: dict(e.stats) for e in self.endpoints}
+
+
+def _outstanding(endpoint: Endpoint) -> int:
+    return endpoint.outstanding
 
 
 def _first_image(request: ModelRequest) -> str:

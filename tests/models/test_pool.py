@@ -16,6 +16,7 @@ from gaze.models.protocol import (
     ModelRequest,
     TransientModelError,
 )
+from gaze.models.throttle import START
 
 
 class Server:
@@ -150,6 +151,19 @@ def test_an_endpoint_that_reports_a_queue_gets_what_it_serves_and_the_others_the
     assert pool.endpoints[0].learned.limit < 4  # it serves 2: one more may wait
     assert len(other.served) >= 24  # the rest went to the other endpoint
     assert len(queueing.served) + len(other.served) == 48
+
+
+def test_an_endpoint_that_reports_its_queue_opens_with_slow_start_not_the_whole_burst():
+    """A clip's 24 requests at once, all preferring one 4-slot endpoint: unbounded before its
+    first reply, it took 20 and queued 16; it opens with slow start's 8 instead, the other
+    takes 8, and the rest wait for room or for a read of an empty queue."""
+    first, second = QueueingServer("a", 0.3, slots=4), QueueingServer("b", 0.3, slots=4)
+    pool = pool_of(first, second)
+    clip = next(f"clip{n}" for n in range(100) if pool_prefers(pool, f"clip{n}") == "a")
+    assert all(e.learned.limit == START for e in pool.endpoints)
+    asyncio.run(clip_requests(pool, clip, 24))
+    assert first.most_waiting <= START - 4 and second.most_waiting <= START - 4
+    assert len(first.served) + len(second.served) == 24
 
 
 def test_a_fleet_reports_its_least_queue_and_none_where_one_endpoint_does_not():
