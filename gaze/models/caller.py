@@ -222,10 +222,19 @@ class Caller:
     async def _checked(self, backbone: Backbone, role: str) -> None:
         """The check, its finding on images per request remembered in the cache."""
         assert self._check is not None
-        from gaze.models.pool import EndpointPool  # (a pool counts each endpoint's probes)
+        from gaze.models.pool import (  # (a pool counts each endpoint's probes)
+            EndpointPool,
+            probes_also_count,
+        )
 
         target: Backbone = backbone
-        if not isinstance(backbone, EndpointPool):  # the probes count as what it serves
+        if isinstance(backbone, EndpointPool):
+            # the probes count at their endpoint and in this throttle over the pool: counted at
+            # the endpoints alone, three refusing 4-slot servers held six probes and the run's
+            # first requests, a request all three refused lowered this limit to the run's 7,
+            # and the fleet's 12 slots ran 0.66 full for the rest of the run
+            probes_also_count.set(self.throttle(backbone).beside)  # (this task's context)
+        else:  # the probes count as what it serves
             target = Counted(backbone, self.throttle(backbone).beside)
         try:
             await self._check(target, f"{backbone.provider}:{backbone.model} ({role})")

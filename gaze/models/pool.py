@@ -48,6 +48,13 @@ log = logging.getLogger("gaze.pool")
 clip_affinity: contextvars.ContextVar[str] = contextvars.ContextVar("gaze_clip", default="")
 """The clip a task works on (set by ``gaze.diagnose`` and ``bench run``); pools route by it."""
 
+Hold = Callable[[], contextlib.AbstractAsyncContextManager[None]]
+probes_also_count: contextvars.ContextVar[Hold | None] = contextvars.ContextVar(
+    "gaze_probes_also_count", default=None
+)
+"""Where else the start-up check's probes count as in flight, beside their endpoint: the
+caller's throttle over the pool (``Throttle.beside``), set in the task that checks it."""
+
 STICKY_SLACK = 16
 """Requests the preferred endpoint may carry above the least busy one before work spills (a
 vLLM server batches this many easily; a per-endpoint limit caps it harder)."""
@@ -143,21 +150,25 @@ class EndpointPool:
         found = await asyncio.gather(*(read() for read in reads))
         return None if any(n is None for n in found) else min(n for n in found if n is not None)
 
-    def beside(
-        self, endpoint: Endpoint
-    ) -> Callable[[], contextlib.AbstractAsyncContextManager[None]]:
+    def beside(self, endpoint: Endpoint) -> Hold:
         """Requests to ``endpoint`` sent without waiting for room (its start-up check's probes),
-        counted among its outstanding ones while it serves them (``gaze.models.throttle``)."""
+        counted among its outstanding ones while it serves them (``gaze.models.throttle``), and
+        wherever ``probes_also_count`` says in the task that asks."""
+
+        also = probes_also_count.get()
 
         @contextlib.asynccontextmanager
         async def held() -> AsyncIterator[None]:
-            endpoint.outstanding += 1
-            try:
-                yield
-            finally:
-                async with self._changed:
-                    endpoint.outstanding -= 1
-                    self._changed.notify_all()
+            async with contextlib.AsyncExitStack() as stack:
+                if also is not None:
+                    await stack.enter_async_context(also())
+                endpoint.outstanding += 1
+                try:
+                    yield
+                finally:
+                    async with self._changed:
+                        endpoint.outstanding -= 1
+                        self._changed.notify_all()
 
         return held
 

@@ -39,6 +39,10 @@ The start-up check's probes go out beside the run's first requests without waiti
 but count as in flight while the server serves them (``Counted``): a 4-slot server holding two
 probes and two requests refuses the rest, and the limit must fall to the four it held, not the
 two of them that were the run's (three such servers were held to 0.77 of their slots busy).
+A pool's probes count at their endpoint and in the caller's throttle over the pool
+(``gaze.models.pool.probes_also_count``): counted at the endpoints alone, a request that all three
+4-slot servers refused beside their six probes lowered the pool's limit to the run's 7, below
+the fleet's 12 slots, for the rest of the run.
 
 A pool of endpoints keeps the same rules per endpoint as well (``gaze.models.pool``): a server
 of the fleet that refuses or queues gets no more than it serves, and the others take the rest.

@@ -203,3 +203,30 @@ def test_a_pools_probes_count_among_what_each_endpoint_held():
     # two served beside the probes, the third refused; the rest waited for room under 4
     assert sum(isinstance(r, TransientModelError) for r in results) == 1
     assert 4 <= pool.endpoints[0].learned.limit < 5 and pool.endpoints[0].outstanding == 0
+
+
+def test_a_pools_probes_count_in_the_callers_throttle_over_the_pool():
+    """The caller's throttle over a pool counts the check's probes at every endpoint as in
+    flight while they are served, as it does a lone backbone's: counted at the endpoints alone,
+    three refusing 4-slot servers held six probes and the run's first requests, a request all
+    three refused lowered this limit to the run's 7, and the fleet's 12 slots ran 0.66 full."""
+    from gaze.models.pool import Endpoint, EndpointPool, check_pool
+
+    pool = EndpointPool([Endpoint(FourSlots(), name, 0) for name in "abc"])
+    seen: list[int] = []
+
+    async def check(backbone, where):
+        await check_pool(backbone, where, probe_twice)
+
+    async def main():
+        caller = Caller({"default": pool}, check=check)
+        first = asyncio.ensure_future(caller.send(request(0), caller.new_record(request(0))))
+        await asyncio.sleep(0.1)  # the probes are with the servers (0.2 s each)
+        throttle = caller.throttle(pool)
+        seen.append(throttle.in_flight)
+        await first
+        return throttle
+
+    throttle = asyncio.run(main())
+    assert seen == [1 + 3 * 2]  # the run's first request and two probes at each endpoint
+    assert throttle.in_flight == 0 and all(e.outstanding == 0 for e in pool.endpoints)
