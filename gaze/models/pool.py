@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import functools
 import hashlib
 import json
 import logging
@@ -101,6 +100,10 @@ class Endpoint:
             # their preferred endpoint before its first reply, and a 4-slot server held a
             # queue of 20 well into the run
             self.learned = Limit(UNKNOWN, START)
+
+    def in_flight(self) -> int:
+        """Requests out at this endpoint now (what its queue watch sets a queue against)."""
+        return self.outstanding
 
     def has_room(self) -> bool:
         mine = self.limit <= 0 or self.outstanding < self.limit
@@ -218,9 +221,7 @@ class EndpointPool:
                 # empty queue (read at most every WATCH_S while requests wait)
                 for endpoint in self.endpoints:
                     if endpoint.watch is not None and not endpoint.has_room():
-                        endpoint.watch.while_waiting(
-                            endpoint.learned, functools.partial(_outstanding, endpoint)
-                        )
+                        endpoint.watch.while_waiting(endpoint.learned, endpoint.in_flight)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._changed.wait(), timeout=WATCH_S)
 
@@ -230,7 +231,7 @@ class EndpointPool:
             if error is None:
                 endpoint.learned.succeeded()
                 if endpoint.watch is not None:
-                    endpoint.watch.after_reply(endpoint.learned, lambda: endpoint.outstanding)
+                    endpoint.watch.after_reply(endpoint.learned, endpoint.in_flight)
                 if endpoint.failures_in_a_row >= self.down_after:
                     log.warning("endpoint %s is back", endpoint.name)
                 endpoint.failures_in_a_row = 0
@@ -291,10 +292,6 @@ class EndpointPool:
     def stats(self) -> dict[str, dict[str, int]]:
         """Requests, failed requests and times marked down, per endpoint."""
         return {e.name: dict(e.stats) for e in self.endpoints}
-
-
-def _outstanding(endpoint: Endpoint) -> int:
-    return endpoint.outstanding
 
 
 def _first_image(request: ModelRequest) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 
@@ -131,27 +132,44 @@ def test_a_queue_the_server_reports_lowers_the_limit_to_what_it_serves_plus_a_ma
     assert limit.limit == 2 + 1 / 2 / PATIENCE  # then it climbs as after a 429
 
 
-def test_the_queue_is_read_at_most_every_half_second_and_never_again_where_unreported():
+def reads_after_replies(
+    limit: Limit,
+    times: tuple[float, ...],
+    in_flight: Callable[[], int],
+    answers: list[int | None],
+    *,
+    waiting: bool = False,
+) -> tuple[list[float], QueueWatch]:
+    """The clock times of the queue reads a watch makes over ``limit`` after a reply at each of
+    ``times`` (and, ``waiting``, while requests then wait for room), and the watch; the server
+    answers ``answers`` in turn, the last one from then on."""
     now = [0.0]
     reads: list[float] = []
-    answers = [5, None]
 
     async def read() -> int | None:
         reads.append(now[0])
-        return answers.pop(0)
+        return answers.pop(0) if len(answers) > 1 else answers[0]
 
-    async def replies() -> Limit:
+    async def replies() -> QueueWatch:
         watch = QueueWatch(read, clock=lambda: now[0])
-        limit = Limit(64, 64)
-        for t in (0.0, 0.1, 0.2, 0.6, 0.7, 1.5, 3.0):
+        for t in times:
             now[0] = t
-            watch.after_reply(limit, lambda: 21)
+            watch.after_reply(limit, in_flight)
             await asyncio.sleep(0)
             await asyncio.sleep(0)
-        assert watch.off
-        return limit
+            if waiting:
+                watch.while_waiting(limit, in_flight)
+                await asyncio.sleep(0)
+        return watch
 
-    limit = asyncio.run(replies())
+    return reads, asyncio.run(replies())
+
+
+def test_the_queue_is_read_at_most_every_half_second_and_never_again_where_unreported():
+    limit = Limit(64, 64)
+    times = (0.0, 0.1, 0.2, 0.6, 0.7, 1.5, 3.0)
+    reads, watch = reads_after_replies(limit, times, lambda: 21, [5, None])
+    assert watch.off
     assert reads == [0.0, 0.6]  # then the server said it does not report a queue
     assert limit.limit == 16 + 4  # 21 out, 5 waiting: it serves 16
 
@@ -160,26 +178,9 @@ def test_at_its_ceiling_slow_start_reads_the_queue_no_more_than_every_half_secon
     """A fleet that refuses rather than queues shows an empty queue at every read: slow start
     reads after every reply only while an empty queue can still double the limit (three
     4-slot servers had /metrics read 1.9 times per request served, then 0.5)."""
-    now = [0.0]
-    reads: list[float] = []
-
-    async def read() -> int | None:
-        reads.append(now[0])
-        return 0
-
-    async def replies() -> Limit:
-        watch = QueueWatch(read, clock=lambda: now[0])
-        limit = Limit(16, 4)
-        for t in (0.0, 0.1, 0.2, 0.3, 0.4, 0.6, 0.7):
-            now[0] = t
-            watch.after_reply(limit, lambda: int(limit.limit))
-            await asyncio.sleep(0)
-            await asyncio.sleep(0)
-            watch.while_waiting(limit, lambda: int(limit.limit))
-            await asyncio.sleep(0)
-        return limit
-
-    limit = asyncio.run(replies())
+    limit = Limit(16, 4)
+    times = (0.0, 0.1, 0.2, 0.3, 0.4, 0.6, 0.7)
+    reads, _ = reads_after_replies(limit, times, lambda: int(limit.limit), [0], waiting=True)
     assert limit.limit == 16 and not limit.refused  # 4, 8, 16: then nothing left to double
     assert reads == [0.0, 0.1, 0.6]  # doubled twice, then at most every half second
 
@@ -187,24 +188,8 @@ def test_at_its_ceiling_slow_start_reads_the_queue_no_more_than_every_half_secon
 def test_slow_start_reads_after_every_reply_only_while_the_limit_binds():
     """Three requests out under a limit of 16: the server has all the room they need and an
     empty queue raises nothing, so the queue is read at most every half second."""
-    now = [0.0]
-    reads: list[float] = []
-
-    async def read() -> int | None:
-        reads.append(now[0])
-        return 0
-
-    async def replies() -> Limit:
-        watch = QueueWatch(read, clock=lambda: now[0])
-        limit = Limit(256, 16)
-        for t in (0.0, 0.1, 0.2, 0.6, 0.7):
-            now[0] = t
-            watch.after_reply(limit, lambda: 3)
-            await asyncio.sleep(0)
-            await asyncio.sleep(0)
-        return limit
-
-    limit = asyncio.run(replies())
+    limit = Limit(256, 16)
+    reads, _ = reads_after_replies(limit, (0.0, 0.1, 0.2, 0.6, 0.7), lambda: 3, [0])
     assert reads == [0.0, 0.6] and limit.limit == 16
 
 
