@@ -8,11 +8,13 @@ the same replies. ``--fail-share`` of the lines fail once (a 500) and every ``--
 job expires with half its lines unanswered, as jobs of a busy day do.
 
     python bench/batch_cost.py [--clips 8] [--fail-share 0.1] [--expire-every 3]
+                               [--live grounding router]
 
-The batch run's reports are compared with the live run's: events (type, span, severity),
+The batch runs' reports are compared with the live run's: events (type, span, severity),
 flags and calls per role. ``billed twice`` counts requests whose reply was billed in more
 than one line (it must be 0); ``lines sent`` includes the lines sent again after a failure
-or an expiry (billed only once).
+or an expiry (billed only once). The last column is a second batch run that sends the
+``--live`` roles' calls live (``--batch-live``): fewer rounds, those calls at the full price.
 """
 
 from __future__ import annotations
@@ -26,16 +28,28 @@ import tempfile
 from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.*, the stand-ins
 
 from gaze.bench.forge import forge_set  # noqa: E402
 from gaze.cli.main import run  # noqa: E402
+from gaze.models.scripted import minimal_instance  # noqa: E402
 from tests.batch_standin import BatchAPI  # noqa: E402
-from tests.standin import StandIn, minimal_chat  # noqa: E402
+from tests.prefix_cache import request_tokens  # noqa: E402
+from tests.standin import Reply, StandIn, chat_reply, error_reply  # noqa: E402
 
 PRICES = {"models": {"openai:m": {"input": 2.5, "output": 10.0}}}
 """USD per million tokens (a hosted vision model's list price): the same for both runs."""
+
+
+def answer(body: Any) -> Reply:
+    """The smallest valid JSON for the request's schema, billed by its real size: its text at
+    four characters a token and its images at one token per 28x28 patch (Qwen-VL's rule)."""
+    if not isinstance(body, dict) or "response_format" not in body:
+        return error_reply(404, "not served here")
+    content = json.dumps(minimal_instance(body["response_format"]["json_schema"]["schema"]))
+    return chat_reply(content, prompt_tokens=len(request_tokens(body)))
 
 
 def quiet(argv: list[str]) -> int:
@@ -56,6 +70,12 @@ def main() -> None:
     parser.add_argument("--fail-share", type=float, default=0.1)
     parser.add_argument("--expire-every", type=int, default=3)
     parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument(
+        "--live",
+        nargs="*",
+        default=["grounding", "router"],
+        help="roles the second batch run sends live (--batch-live)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -66,46 +86,75 @@ def main() -> None:
             OPENAI_API_KEY="sk-bench", GAZE_PRICES=str(root / "prices.json"),
             GAZE_CACHE_DIR=str(root / "cache"),
         )  # fmt: skip
-        with StandIn(responder=minimal_chat) as live:
+        with StandIn(responder=answer) as live:
             code = quiet(["bench", "run", manifest, "--out", str(root / "live"), "--no-cache",
                           "--model", "openai:m", "--base-url", live.url + "/v1"])  # fmt: skip
         assert code == 0, "the live run failed"
         cutoff = int(args.fail_share * 16**4)
-        api = BatchAPI(
-            polls_to_finish=0,
-            fail_once=lambda key, body: int(key[:4], 16) < cutoff,
-            expire=lambda i: (
-                args.expire_every > 0 and i % args.expire_every == args.expire_every - 1
-            ),
-        )
-        rounds = 0
-        with StandIn(router=api) as server:
-            while rounds < 40:
-                rounds += 1
-                quiet(["bench", "run", manifest, "--out", str(root / "batch"), "--batch-api",
-                       "--model", "openai:m", "--base-url", server.url + "/v1"])  # fmt: skip
-                if not json.loads((root / "batch" / "run.json").read_text()).get("waiting"):
-                    break
+        runs = [batch_run(root, manifest, args, cutoff, live) for live in ([], args.live)]
         live_run = json.loads((root / "live" / "run.json").read_text())
-        batch_run = json.loads((root / "batch" / "run.json").read_text())
-        same = sum(
-            findings(path) == findings(root / "live" / "reports" / path.name)
-            for path in (root / "batch" / "reports").glob("*.json")
-        )
-    sent = sum(len(job.lines) for job in api.jobs)
-    billed = Counter(api.answered)
+        for run_ in runs:
+            run_["same"] = sum(
+                findings(path) == findings(root / "live" / "reports" / path.name)
+                for path in (root / run_["out"] / "reports").glob("*.json")
+            )
     every = args.expire_every
     expiring = f"jobs {every}, {2 * every}, ... expire" if every else "no job expires"
     print(f"clips {args.clips} (forge seed {args.seed}), lines failing once "
           f"{args.fail_share:g}, {expiring}")  # fmt: skip
-    print(f"{'':24} {'live':>10} {'batch':>10}")
-    print(f"{'reports':24} {live_run['done']:>10} {batch_run['done'] + batch_run['resumed']:>10}")
-    print(f"batch reports with the live report's events, flags and calls: {same}")
-    print(f"{'requests billed':24} {live_run['calls']:>10} {sum(billed.values()):>10}")
-    print(f"{'cost (run.json) $':24} {live_run['cost_usd']:>10.6f} {batch_run['cost_usd']:>10.6f}")
-    print(f"batch / live cost: {batch_run['cost_usd'] / live_run['cost_usd']:.3f}")
-    print(f"rounds {rounds}, jobs {len(api.jobs)}, lines sent {sent}, "
-          f"billed twice {sum(n > 1 for n in billed.values())}")  # fmt: skip
+    names = ["batch", "batch, live " + "+".join(args.live)]
+    print(f"{'':44} {'live':>10} " + " ".join(f"{n:>28}" for n in names))
+
+    def row(name: str, live: object, values: list[object]) -> None:
+        print(f"{name:44} {live!s:>10} " + " ".join(f"{v!s:>28}" for v in values))
+
+    row("reports", live_run["done"], [r["reports"] for r in runs])
+    row("reports with the live run's events/flags/calls", "", [r["same"] for r in runs])
+    row("requests billed", live_run["calls"], [r["billed"] for r in runs])
+    row("of them live", live_run["calls"], [r["live_requests"] for r in runs])
+    row("cost (run.json) $", f"{live_run['cost_usd']:.6f}", [f"{r['cost']:.6f}" for r in runs])
+    row("cost / live cost", "1.000", [f"{r['cost'] / live_run['cost_usd']:.3f}" for r in runs])
+    row("rounds", "", [r["rounds"] for r in runs])
+    row("jobs", "", [r["jobs"] for r in runs])
+    row("lines sent", "", [r["lines"] for r in runs])
+    row("billed twice", "", [r["twice"] for r in runs])
+
+
+def batch_run(
+    root: Path, manifest: str, args: argparse.Namespace, cutoff: int, live: list[str]
+) -> dict[str, Any]:
+    """Batch rounds (one command each) until no clip waits, with ``live`` roles sent live."""
+    out = "batch-live" if live else "batch"
+    every = args.expire_every
+    api = BatchAPI(
+        polls_to_finish=0,
+        fail_once=lambda key, body: int(key[:4], 16) < cutoff,
+        expire=lambda i: every > 0 and i % every == every - 1,
+        chat=answer,
+    )
+    os.environ["GAZE_CACHE_DIR"] = str(root / f"cache-{out}")  # no run answers the other's
+    extra = [arg for role in live for arg in ("--batch-live", role)]
+    rounds = 0
+    with StandIn(router=api) as server:
+        while rounds < 40:
+            rounds += 1
+            quiet(["bench", "run", manifest, "--out", str(root / out), "--batch-api", *extra,
+                   "--model", "openai:m", "--base-url", server.url + "/v1"])  # fmt: skip
+            if not json.loads((root / out / "run.json").read_text()).get("waiting"):
+                break
+    run_ = json.loads((root / out / "run.json").read_text())
+    billed = Counter(api.answered)
+    return {
+        "out": out,
+        "reports": run_["done"] + run_["resumed"],
+        "billed": run_["calls"],
+        "live_requests": run_["calls"] - sum(billed.values()),  # not answered by a batch line
+        "cost": run_["cost_usd"],
+        "rounds": rounds,
+        "jobs": len(api.jobs),
+        "lines": sum(len(job.lines) for job in api.jobs),
+        "twice": sum(n > 1 for n in billed.values()),
+    }
 
 
 if __name__ == "__main__":

@@ -62,6 +62,9 @@ class Ledger:
     rounds: int = 0
     jobs: list[Job] = field(default_factory=list)
     failures: dict[str, LineFailure] = field(default_factory=dict)
+    live_roles: list[str] = field(default_factory=list)
+    """The roles the run sends live (``--batch-live``), fixed by its first round: the report's
+    cost bills each call at the rate it was sent at."""
 
     @staticmethod
     def read(path: Path) -> Ledger:
@@ -74,6 +77,7 @@ class Ledger:
                 data["rounds"],
                 [Job(**job) for job in data["jobs"]],
                 {k: LineFailure(**v) for k, v in data["failures"].items()},
+                list(data.get("live_roles", [])),  # a run folder from before --batch-live
             )
         except (OSError, UnicodeDecodeError, KeyError, TypeError, *JSON_ERRORS) as exc:
             raise GazeInputError(f"{path} is unreadable ({exc}); use a fresh --out") from exc
@@ -94,6 +98,8 @@ class RoundReport:
     running_jobs: int = 0
     submitted_jobs: int = 0
     submitted_lines: int = 0
+    live_requests: int = 0
+    """Requests of the run's live roles (``--batch-live``) this round sent live."""
     lost_jobs: int = 0
     """Jobs recorded before a crash that the provider never accepted (their lines go again)."""
     fresh_budgets: int = 0
@@ -109,6 +115,20 @@ def batch_jobs(plan: PreparedRun) -> dict[str, BatchJobs]:
     if plan.method == "pixel":
         raise GazeInputError("--batch-api needs a method that calls a model (not pixel)")
     return {name: jobs_for(backbone) for name, backbone in live_backbones(plan).items()}
+
+
+def check_live_roles(plan: PreparedRun, live_roles: frozenset[str]) -> None:
+    """Fail in one line, before any work, when the run folder's earlier rounds sent other
+    roles live (reads the folder: not on an event loop)."""
+    _check_live_roles(plan, Ledger.read(plan.outdir / FOLDER / JOBS_FILE), live_roles)
+
+
+def _check_live_roles(plan: PreparedRun, ledger: Ledger, live_roles: frozenset[str]) -> None:
+    if ledger.rounds and set(ledger.live_roles) != live_roles:  # the cost would be wrong
+        raise GazeInputError(
+            f"{plan.outdir} sends {_live_text(ledger.live_roles)} (its first round's "
+            "--batch-live): run it again with the same --batch-live"
+        )
 
 
 def live_backbones(plan: PreparedRun) -> dict[str, Backbone]:
@@ -129,19 +149,28 @@ async def batch_round(
     clip_concurrency: int,
     on_progress: Progress | None = None,
     fresh_budgets: bool = False,
+    live_roles: frozenset[str] = frozenset(),
 ) -> tuple[RunSummary, RoundReport]:
     """One round: collect, advance every clip one stage, submit (see the module's text). With
     ``fresh_budgets`` (the first round of a command), a request that spent its whole budget
-    in an earlier command gets a new one: the clip it failed is redone."""
+    in an earlier command gets a new one: the clip it failed is redone. ``live_roles`` are
+    sent live (a run keeps those of its first round: anything else fails in one line)."""
     jobs = batch_jobs(plan)
     folder = plan.outdir / FOLDER
     path = folder / JOBS_FILE
     await asyncio.to_thread(folder.mkdir, exist_ok=True)
     ledger = await asyncio.to_thread(Ledger.read, path)
+    _check_live_roles(plan, ledger, live_roles)
+    ledger.live_roles = sorted(live_roles)
     store = ResponseCache(folder)
     await asyncio.to_thread(store.open)
     report = RoundReport(round=ledger.rounds + 1)
-    book = Book(store, budget=1 + plan.ctx.max_retries, failures=ledger.failures)
+    book = Book(
+        store,
+        budget=1 + plan.ctx.max_retries,
+        failures=ledger.failures,
+        live_roles=live_roles,
+    )
     if fresh_budgets:
         for failure in ledger.failures.values():
             if failure.attempts >= book.budget and not failure.permanent:
@@ -159,6 +188,7 @@ async def batch_round(
         for key, (backbone, request) in book.registered.items():
             by_model.setdefault(f"{backbone.provider}:{backbone.model}", []).append((key, request))
         ledger.rounds = report.round
+        report.live_requests = book.live_sent
         for model, lines in by_model.items():
             for chunk in jobs[model].split(lines):
                 await _submit(chunk, model, jobs[model], ledger, report, save)
@@ -196,10 +226,18 @@ def round_line(summary: RunSummary, report: RoundReport) -> str:
             f"submitted {_count(report.submitted_jobs, 'job')} of "
             f"{_count(report.submitted_lines, 'request')}"
         )
+    if report.live_requests:
+        parts.append(f"sent {_count(report.live_requests, 'request')} live")
     if report.running_jobs:
         parts.append(f"{_count(report.running_jobs, 'job')} running")
     parts.append(f"{_count(len(summary.waiting), 'clip')} waiting")
     return "; ".join(parts)
+
+
+def _live_text(roles: list[str]) -> str:
+    if not roles:
+        return "every call as batch lines"
+    return f"the {', '.join(roles)} calls live"
 
 
 def _count(n: int, one: str, many: str = "") -> str:

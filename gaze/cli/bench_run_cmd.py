@@ -17,6 +17,7 @@ from gaze.cli.config_file import config_option, used_config
 from gaze.cli.context_options import context_from, context_options
 from gaze.cli.options import sections_of, sections_option
 from gaze.errors import GazeInputError
+from gaze.models.protocol import ROLES
 
 
 @click.command("run")
@@ -119,6 +120,16 @@ from gaze.errors import GazeInputError
     help="With --batch-api: stay and run another round this many seconds after each, until no "
     "clip waits (0: one round, then return).",
 )
+@click.option(
+    "--batch-live",
+    "batch_live",
+    multiple=True,
+    type=click.Choice(ROLES),
+    help="With --batch-api: send this role's calls live, at the full price (repeatable). Each "
+    "batched stage costs a clip a round; grounding and router are one small call per clip "
+    "(the router reads text only), so '--batch-live grounding --batch-live router' takes a "
+    "clip through in two rounds fewer. A run keeps its first round's choice.",
+)
 def run_cmd(
     manifest: Path,
     methods: tuple[str, ...],
@@ -136,6 +147,7 @@ def run_cmd(
     ray_gpus_per_worker: float,
     batch_api: bool,
     batch_poll_s: float,
+    batch_live: tuple[str, ...],
     **options: Any,
 ) -> None:
     """Run a method over every clip of MANIFEST; one report per clip in RUNDIR/reports.
@@ -173,6 +185,8 @@ def run_cmd(
         raise GazeInputError("--batch-api runs on the local executor (the provider does the work)")
     if batch_poll_s and not batch_api:
         raise GazeInputError("--batch-poll-s needs --batch-api")
+    if batch_live and not batch_api:
+        raise GazeInputError("--batch-live needs --batch-api")
     if executor == "ray":
         from gaze.bench.ray_run import import_ray
 
@@ -194,9 +208,10 @@ def run_cmd(
                 config=config,
             )
             if batch_api:
-                from gaze.bench.batch_run import batch_jobs
+                from gaze.bench.batch_run import batch_jobs, check_live_roles
 
                 batch_jobs(plan)  # a backbone without a batch API fails before any work
+                await asyncio.to_thread(check_live_roles, plan, frozenset(batch_live))
             plans.append(plan)
         return plans
 
@@ -224,7 +239,11 @@ def run_cmd(
         while True:
             with BatchProgress(console, len(plan.rows), label) as progress:
                 summary, report = await batch_round(
-                    plan, clip_concurrency=clips, on_progress=progress, fresh_budgets=first
+                    plan,
+                    clip_concurrency=clips,
+                    on_progress=progress,
+                    fresh_budgets=first,
+                    live_roles=frozenset(batch_live),
                 )
             first = False
             console.print(round_line(summary, report), soft_wrap=True)

@@ -62,6 +62,7 @@ class Pricing:
         flat_out: float = 0.0,
         listed: bool = False,
         rate: float = 1.0,
+        full_price_roles: frozenset[str] = frozenset(),
     ) -> None:
         self.table = table
         """The user's own prices (they win over the list prices)."""
@@ -71,10 +72,19 @@ class Pricing:
         """Whether models missing from ``table`` take genai-prices' list price."""
         self.rate = rate
         """The share of the price billed (``BATCH_RATE`` for a batch run)."""
+        self.full_price_roles = full_price_roles
+        """Roles whose calls are billed in full whatever ``rate`` (a batch run's live roles)."""
 
-    def at_rate(self, rate: float) -> Pricing:
-        """The same prices billed at ``rate`` (a batch run's)."""
-        return Pricing(self.table, self.as_of, *self._flat(), listed=self.listed, rate=rate)
+    def at_rate(self, rate: float, full_price_roles: frozenset[str] = frozenset()) -> Pricing:
+        """The same prices billed at ``rate`` (a batch run's), but for ``full_price_roles``."""
+        return Pricing(
+            self.table,
+            self.as_of,
+            *self._flat(),
+            listed=self.listed,
+            rate=rate,
+            full_price_roles=full_price_roles,
+        )
 
     def _flat(self) -> tuple[float, float]:
         return (self.flat.input, self.flat.output) if self.flat is not None else (0.0, 0.0)
@@ -109,9 +119,10 @@ class Pricing:
             if price is None or record["cache_hit"]:
                 continue
             cached = min(record.get("cached_input_tokens", 0), record["input_tokens"])
-            total += (record["input_tokens"] - cached) * price.input
-            total += cached * price.cached_input + record["output_tokens"] * price.output
-        return round(total * self.rate / 1e6, 6)
+            usd = (record["input_tokens"] - cached) * price.input
+            usd += cached * price.cached_input + record["output_tokens"] * price.output
+            total += usd * (1.0 if record.get("role") in self.full_price_roles else self.rate)
+        return round(total / 1e6, 6)
 
 
 @functools.cache

@@ -29,7 +29,7 @@ def clip_24s(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _round(video: Path, book: Book, live: ScriptedBackbone, cache: ResponseCache) -> bool:
+def _round(video: Path, book: Book, live: ScriptedBackbone, cache: ResponseCache | None) -> bool:
     """One round: the clip against the book's replies; True when it finished."""
     try:
         with deferring(Caller({"default": live}, cache=cache), book) as caller:
@@ -60,6 +60,37 @@ def test_each_round_takes_the_clip_one_stage_on_with_every_sibling_call_register
     # each request was sent once: a round answers what earlier rounds collected itself
     sent = [r for r in live.requests if r.role != "preflight"]
     assert len(sent) == sum(sum(s.values()) for s in stages)
+
+
+def _rounds(video: Path, book: Book, live: ScriptedBackbone, cache: ResponseCache | None):
+    """Rounds until the clip finishes, each job answered by ``live``: the roles of each job."""
+    stages: list[Counter[str]] = []
+    for _ in range(10):
+        if _round(video, book, live, cache):
+            return stages
+        stages.append(Counter(request.role for _, request in book.registered.values()))
+        for key, (backbone, request) in book.registered.items():
+            book.replies.put(key, asyncio.run(backbone.complete(request)))
+        book.registered.clear()
+    raise AssertionError(f"not finished in 10 rounds: {stages}")
+
+
+def test_live_roles_pass_their_stage_within_a_round_and_are_sent_once(clip_24s, tmp_path):
+    """``--batch-live grounding --batch-live router``: the clip reaches the observers in its
+    first round and the specialists in its second (the clean clip has no critic call);
+    without a response cache, later rounds replay the live replies from the batch store
+    rather than send them again."""
+    live = ScriptedBackbone(model="auto", fallback_minimal=True)
+    book = Book(
+        ResponseCache(tmp_path / "batch"), budget=3, live_roles=frozenset({"grounding", "router"})
+    )
+    stages = _rounds(clip_24s, book, live, cache=None)
+    # two jobs (three rounds), where every call batched takes four (five rounds)
+    assert stages == [Counter(observer=2), Counter(specialist=stages[1]["specialist"])]
+    assert stages[1]["specialist"] >= 2
+    sent = Counter(r.role for r in live.requests if r.role != "preflight")
+    assert sent["grounding"] == sent["router"] == 1
+    assert sent == sum(stages, Counter(grounding=1, router=1))
 
 
 def test_a_request_already_in_the_response_cache_goes_in_no_job(clip_24s, tmp_path):
@@ -97,11 +128,15 @@ def test_jobs_are_cut_within_the_limits_on_lines_and_bytes():
 
 def test_a_batch_run_is_billed_at_the_batch_rate():
     pricing = Pricing({"openai:m": Price(2.5, 1.25, 10.0)})
-    record = {"model": "openai:m", "cache_hit": False, "input_tokens": 1000,
+    record = {"role": "observer", "model": "openai:m", "cache_hit": False, "input_tokens": 1000,
               "output_tokens": 100, "cached_input_tokens": 400}  # fmt: skip
     live = pricing.cost([record])
     assert live == pytest.approx((600 * 2.5 + 400 * 1.25 + 100 * 10.0) / 1e6)
     assert pricing.at_rate(0.5).cost([record]) == pytest.approx(live / 2)
+    # a batch run's live roles are billed in full
+    grounding = {**record, "role": "grounding"}
+    batched = pricing.at_rate(0.5, frozenset({"grounding"}))
+    assert batched.cost([record, grounding]) == pytest.approx(live / 2 + live)
 
 
 def test_a_store_from_an_earlier_gaze_gains_the_new_columns(tmp_path):

@@ -107,6 +107,57 @@ def test_a_batch_run_gives_a_live_runs_reports_at_half_the_price(forge_dir, tmp_
         assert path.is_dir() or KEY.encode() not in path.read_bytes(), path
 
 
+def test_live_roles_take_clips_through_in_fewer_rounds_billed_at_what_each_call_cost(
+    forge_dir, tmp_path
+):
+    """``--batch-live grounding --batch-live router``: those calls go out live, once per clip
+    over all rounds (no response cache: the batch store keeps them), billed in full; the rest
+    at half. The reports are a live run's, in two rounds fewer than every call batched."""
+    manifest, env = forge_dir / "manifest.jsonl", _env(tmp_path)
+    with StandIn(responder=minimal_chat) as live:
+        proc = _run(manifest, tmp_path / "live", live.url + "/v1", env, "--no-cache", *FOUR)
+    assert proc.returncode == 0, proc.stderr
+    rounds, live_schemas = {}, []
+    for name, extra in [
+        ("batch", ()),
+        ("mixed", ("--batch-live", "grounding", "--batch-live", "router")),
+    ]:
+        api = BatchAPI(polls_to_finish=0)
+        with StandIn(router=api) as server:
+            proc = _polled(
+                manifest, tmp_path / name, server.url + "/v1", env, "--no-cache", *extra, *FOUR
+            )
+            # a later round with another choice would bill calls at the wrong rate: refused
+            again = _run(
+                manifest, tmp_path / name, server.url + "/v1", env, "--no-cache", "--batch-api",
+                *("--batch-live", "critic"), *FOUR,
+            )  # fmt: skip
+            assert again.returncode == 2 and "--batch-live" in again.stderr, again.stderr
+            assert len(again.stderr.strip().splitlines()) == 1
+        assert proc.returncode == 0, proc.stderr
+        rounds[name] = proc.stderr.count("batch round")
+        live_schemas = [
+            seen.body["response_format"]["json_schema"]["name"]
+            for seen in server.seen
+            if seen.path.endswith("/chat/completions")
+        ]
+    assert live_schemas.count("Grounding") == 4 and live_schemas.count("RouterOutput") == 4
+    assert " ".join(proc.stderr.split()).count("sent 4 requests live") == 2
+    live_reports, mixed = _reports(tmp_path / "live"), _reports(tmp_path / "mixed")
+    assert set(mixed) == set(live_reports)
+    for clip_id, report in mixed.items():
+        assert _findings(report) == _findings(live_reports[clip_id]), clip_id
+        calls = report.manifest.calls
+        assert calls == live_reports[clip_id].manifest.calls
+        per_call = live_reports[clip_id].manifest.cost_usd / sum(calls.values())
+        full = calls["grounding"] + calls["router"]
+        assert report.manifest.cost_usd == pytest.approx(
+            per_call * (full + (sum(calls.values()) - full) / 2), abs=1e-6
+        )
+    assert len(api.answered) == len(set(api.answered))
+    assert len(api.answered) == sum(sum(r.manifest.calls.values()) - 2 for r in mixed.values())
+
+
 def test_failed_and_expired_lines_go_again_and_nothing_is_billed_twice(forge_dir, tmp_path):
     """Every first line of a request fails once (a 500), and the second job expires with half
     its lines unanswered: those requests go out again next round, each answered exactly once."""
@@ -239,6 +290,7 @@ def test_batch_runs_refuse_what_has_no_batch_api(forge_dir, tmp_path):
     for extra, message in [
         (("--model", "scripted:auto", "--batch-api"), "no batch API"),
         (("--model", "openai:m", "--batch-poll-s", "5"), "--batch-poll-s needs --batch-api"),
+        (("--model", "openai:m", "--batch-live", "router"), "--batch-live needs --batch-api"),
         (("--model", "openai:m", "--batch-api", "--executor", "ray"), "local executor"),
         (("--method", "pixel", "--batch-api"), "calls a model"),
     ]:

@@ -60,6 +60,11 @@ class Book:
     """Keys in a job still running: not sent again."""
     registered: dict[str, tuple[Backbone, ModelRequest]] = field(default_factory=dict)
     """This round's new requests, by key, with the live backbone that will carry them."""
+    live_roles: frozenset[str] = frozenset()
+    """Roles whose calls go out live at the full price (``--batch-live``): a clip passes their
+    stage within a round instead of waiting a round for it."""
+    live_sent: int = 0
+    """Requests this round sent live (their replies are kept beside the batch replies)."""
 
 
 class BatchFirstCache(ResponseCache):
@@ -96,6 +101,13 @@ class DeferredBackbone:
         reply = await book.replies.aget(key)
         if reply is not None:
             return reply
+        if request.role in book.live_roles:
+            # kept with the batch replies, valid or not: later rounds replay the clip's calls
+            # from there (with or without the response cache) and never send it again
+            reply = await self.live.complete(request)
+            await book.replies.aput(key, reply)
+            book.live_sent += 1
+            return reply
         failure = book.failures.get(key)
         if failure is not None and failure.permanent:
             raise ModelCallError(failure.permanent)
@@ -112,9 +124,10 @@ class DeferredBackbone:
 @contextmanager
 def deferring(caller: Caller, book: Book) -> Iterator[Caller]:
     """``caller`` as a batch round uses it: every backbone deferred to the book, replies a job
-    gave taken from the job's store, calls billed at the batch rate; as it was afterwards."""
+    gave taken from the job's store, calls billed at the batch rate (the book's live roles in
+    full); as it was afterwards."""
     bindings, pricing, cache = caller.bindings, caller.pricing, caller.cache
-    caller.pricing = pricing.at_rate(BATCH_RATE)
+    caller.pricing = pricing.at_rate(BATCH_RATE, book.live_roles)
     caller.cache = None if cache is None else BatchFirstCache(cache, book.replies)
     caller.bindings = {
         role: DeferredBackbone(backbone, book, caller.key) for role, backbone in bindings.items()
