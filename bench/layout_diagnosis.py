@@ -15,6 +15,11 @@ losses are the test.
 
     python bench/layout_diagnosis.py [--durations 8 30 60] [--seeds 3]
                                      [--models scripted:auto scripted:unruly]
+                                     [--windows 2 4]
+
+``--windows A B`` compares segments of A and B windows instead (16 frames a window: up to
+16 x windows frames per call), for example ``--windows 4 12`` for the segments a server that
+takes 192 frames per request can be sent.
 """
 
 from __future__ import annotations
@@ -39,10 +44,17 @@ from gaze.bench.forge.failures import FRAME_FAILURES, SCENE_FAILURES  # noqa: E4
 from gaze.cli.main import run  # noqa: E402
 from gaze.models.serving_limits import SHORTER_SEGMENTS  # noqa: E402
 
-LAYOUTS = {
-    "2 windows": SHORTER_SEGMENTS,
-    "4 windows": "--max-segment-windows 4 --max-frames-per-call 64",
-}
+FRAMES_PER_WINDOW = 16
+
+
+def layout(windows: int) -> str:
+    """The options for segments of ``windows`` windows, each call carrying them whole."""
+    frames = windows * FRAMES_PER_WINDOW
+    option = f"--max-segment-windows {windows} --max-frames-per-call {frames}"
+    assert windows != 2 or option == SHORTER_SEGMENTS  # the start-up errors' suggestion
+    return option
+
+
 FAILURES = [*SCENE_FAILURES, *FRAME_FAILURES]
 
 
@@ -78,9 +90,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--durations", type=float, nargs="+", default=[8, 30, 60])
     parser.add_argument("--seeds", type=int, default=3, help="clips per failure and length")
     parser.add_argument("--models", nargs="+", default=["scripted:auto", "scripted:unruly"])
+    parser.add_argument("--windows", type=int, nargs=2, default=[2, 4], metavar=("A", "B"))
     args = parser.parse_args(argv)
-    names = list(LAYOUTS)
-    print(f"layouts: {'; '.join(f'{k}: {v}' for k, v in LAYOUTS.items())}")
+    layouts = {f"{n} windows": layout(n) for n in args.windows}
+    names = list(layouts)
+    print(f"layouts: {'; '.join(f'{k}: {v}' for k, v in layouts.items())}")
     print(
         f"| model | clip s | clips | calls/clip ({names[0]}) | calls/clip ({names[1]}) "
         f"| {names[1]} / RoboGaze's | failed attempts ({names[0]}) "
@@ -106,7 +120,7 @@ def main(argv: list[str]) -> None:
                 for path, instruction in clips:
                     seen = {}
                     for name in names:
-                        report = diagnose(path, instruction, model, LAYOUTS[name])
+                        report = diagnose(path, instruction, model, layouts[name])
                         calls[name] += sum(report["manifest"]["calls"].values())
                         failed[name] += report["manifest"]["failed_requests"]
                         assessment = report["assessment"]
