@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -89,6 +89,33 @@ def reference_event(
         "description": description,
         "evidence": [evidence],
     }
+
+
+class ReferenceEvents:
+    """What a forge's injection plan gives each injected failure: its reference event, with the
+    injection's kind in the evidence (after ``EVIDENCE``) and its regions. The plan says its
+    frame rate."""
+
+    EVIDENCE: ClassVar[str]
+    """Who made the event: the evidence line's prefix."""
+
+    @property
+    def fps(self) -> float:
+        raise NotImplementedError
+
+    def event(
+        self,
+        ftype: str,
+        kind: str,
+        start: int,
+        end: int,
+        description: str,
+        regions: Sequence[dict[str, Any]] = (),
+    ) -> dict[str, Any]:
+        event = reference_event(
+            ftype, start, end, self.fps, description, f"{self.EVIDENCE}: {kind}"
+        )
+        return {**event, "regions": list(regions)}
 
 
 def forge_many(

@@ -8,7 +8,7 @@ frames k..m is spanned [k/fps, m/fps]; a freeze whose frames k..m repeat frame k
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -18,15 +18,18 @@ from gaze.bench.forge2.camera import to_output, world_to_output
 from gaze.bench.forge2.frames import FRAME_INJECTIONS, Busy, window
 from gaze.bench.forge2.script import Rollout, free_spot
 from gaze.bench.forge2.world import SHAPES, Thing
-from gaze.bench.forge_common import elbow_of, reference_event
+from gaze.bench.forge_common import ReferenceEvents, elbow_of
 
 Shake = dict[int, tuple[float, float, float]]
 Point = tuple[float, float]
 
 
 @dataclass
-class Plan:
-    """Everything a clip's injections decided before the frames are shot."""
+class Plan(ReferenceEvents):
+    """Everything a clip's injections decided before the frames are shot (its events are forge
+    v1's reference events, with v2's kind in the evidence and the regions)."""
+
+    EVIDENCE = "forge v2"
 
     roll: Rollout
     size: tuple[int, int]
@@ -49,19 +52,6 @@ class Plan:
     def moving(self, f: int) -> bool:
         """Whether the gripper moves at frame f (a freeze over a still scene shows nothing)."""
         return self.roll.gripper_speed(f) > 90
-
-    def event(
-        self,
-        ftype: str,
-        kind: str,
-        start: int,
-        end: int,
-        description: str,
-        regions: Sequence[dict[str, Any]] = (),
-    ) -> dict[str, Any]:
-        """Forge v1's reference event, with v2's kind in the evidence and the regions."""
-        event = reference_event(ftype, start, end, self.fps, description, f"forge v2: {kind}")
-        return {**event, "regions": list(regions)}
 
 
 def _segment_distance(point: Point, start: Point, end: Point) -> float:

@@ -3,14 +3,13 @@ same frame-level injections run on it, and the composites of ``gaze.bench.probe.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from gaze.bench.forge2.frames import Busy
-from gaze.bench.forge_common import reference_event
+from gaze.bench.forge_common import ReferenceEvents
 from gaze.bench.probe.footage import Footage
 
 MOVING_DIFF = 1.5
@@ -21,9 +20,11 @@ REPEAT_DIFF = 0.3
 
 
 @dataclass
-class FootageCanvas:
+class FootageCanvas(ReferenceEvents):
     """One variant being made from ``footage``: its random draws, the frames its injections
     hold, and the edits they queued (applied to a copy of the frames by ``render``)."""
+
+    EVIDENCE = "probe"
 
     footage: Footage
     rng: np.random.Generator
@@ -52,18 +53,6 @@ class FootageCanvas:
         picture moves over them on average."""
         steps = self.footage.motion()[max(start, 1) : stop]
         return bool(steps.size and steps.min() > REPEAT_DIFF and steps.mean() > MOVING_DIFF)
-
-    def event(
-        self,
-        ftype: str,
-        kind: str,
-        start: int,
-        end: int,
-        description: str,
-        regions: Sequence[dict[str, Any]] = (),
-    ) -> dict[str, Any]:
-        event = reference_event(ftype, start, end, self.fps, description, f"probe: {kind}")
-        return {**event, "regions": list(regions)}
 
     def render(self) -> list[np.ndarray]:
         """The footage's frames with every queued edit applied (the originals untouched)."""
