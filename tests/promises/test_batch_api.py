@@ -259,8 +259,10 @@ def test_a_job_submitted_before_a_crash_is_found_not_paid_again(forge_dir, tmp_p
     assert len(_reports(tmp_path / "run")) == 1
 
 
-def test_gemini_batch_mode_gives_a_live_runs_reports(forge_dir, tmp_path):
+@pytest.mark.parametrize("live_roles", [(), ("grounding", "router")])
+def test_gemini_batch_mode_gives_a_live_runs_reports(forge_dir, tmp_path, live_roles):
     manifest, env = forge_dir / "manifest.jsonl", _env(tmp_path, "gemini")
+    extra = [arg for role in live_roles for arg in ("--batch-live", role)]
 
     def live_gemini(body: Any):
         return minimal_gemini(body)
@@ -274,14 +276,17 @@ def test_gemini_batch_mode_gives_a_live_runs_reports(forge_dir, tmp_path):
     api = BatchAPI(polls_to_finish=1, fail_once=lambda key, body: key.startswith("a"))
     with StandIn(router=api) as server:
         proc = _polled(
-            manifest, tmp_path / "batch", server.url, env, "--limit", "1", model="gemini:g"
-        )
+            manifest, tmp_path / "batch", server.url, env, "--limit", "1", *extra,
+            model="gemini:g",
+        )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     live_reports, batch_reports = _reports(tmp_path / "live"), _reports(tmp_path / "batch")
     assert set(live_reports) == set(batch_reports) and len(batch_reports) == 1
     for clip_id, report in batch_reports.items():
         assert _findings(report) == _findings(live_reports[clip_id])
-    assert len(api.answered) == len(set(api.answered))
+        # every call in exactly one batch line, but the live roles' (one each per clip)
+        calls = sum(report.manifest.calls.values())
+        assert len(api.answered) == len(set(api.answered)) == calls - len(live_roles)
     assert all(job.provider == "gemini" for job in api.jobs)
 
 
