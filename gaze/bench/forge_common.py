@@ -6,6 +6,7 @@ timestamp exactly k/fps."""
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -91,7 +92,7 @@ def reference_event(
     }
 
 
-class ReferenceEvents:
+class ReferenceEvents(ABC):
     """What a forge's injection plan gives each injected failure: its reference event, with the
     injection's kind in the evidence (after ``EVIDENCE``) and its regions. The plan says its
     frame rate."""
@@ -100,8 +101,9 @@ class ReferenceEvents:
     """Who made the event: the evidence line's prefix."""
 
     @property
+    @abstractmethod
     def fps(self) -> float:
-        raise NotImplementedError
+        """Frames per second of the clip the plan injects into."""
 
     def event(
         self,
