@@ -85,6 +85,8 @@ async def _run_graph(
     run_id = new_run_id()
     # the clip's decoding child starts first: it runs while the SDK clients load
     clips = clip_store(ctx)
+    if not _graph_loaded():  # the process's first clip: its first request before NumPy
+        clips.hold_heavy()
     clips.start(request.video)
     # bad model names, keys and settings fail here, before any clip work is reported; the
     # backbones' start-up check runs alongside their first uncached requests
@@ -114,6 +116,7 @@ async def _run_graph(
         # grounding calls, decoding and the pixel pass start while the graph module loads
         layout = start_early(inputs, svc, ctx)
         await _first_request_handed_over(svc)
+        clips.release_heavy()
         graph = await asyncio.to_thread(_load_graph)
         ctx = await layout  # segments as long as the servers take
         config = {"run_id": uuid.UUID(run_id), "recursion_limit": 100}
@@ -161,6 +164,9 @@ async def _first_request_handed_over(svc: Any) -> None:
 
 
 def _load_graph() -> Any:
+    from gaze.graph.early import load_decoded_clip_module
+
+    load_decoded_clip_module()
     from gaze.graph.graph import graph
 
     return graph

@@ -30,10 +30,24 @@ def test_the_diagnose_command_loads_the_report_writers_only_when_it_writes():
 
 def test_the_parent_process_reads_the_first_frame_without_pyav():
     """The decoding child decodes with PyAV; the parent's first request needs only the first
-    frame, read with OpenCV, and should not wait for PyAV's import."""
+    frame, and should not wait for PyAV's import."""
     loaded = _loaded_after("import gaze.video.store, gaze.cli.diagnose_cmd")
     assert "gaze.video.store" in loaded
     assert not {"av", "gaze.video.reader"} & loaded
+
+
+def test_the_first_request_of_a_command_waits_for_neither_numpy_nor_opencv():
+    """Everything ``gaze diagnose`` loads before its first request leaves NumPy and OpenCV out
+    (0.1 s of the one interpreter lock): the first frame comes from the decoding child, the
+    start-up check's image is bytes, the pixel pass is named, not loaded."""
+    loaded = _loaded_after(
+        "import gaze.cli.diagnose_cmd, gaze.api, gaze.graph.early, gaze.graph.services, "
+        "gaze.models.providers.openai_chat, gaze.models.registry, gaze.settings.caller, "
+        "gaze.settings.served_layout\n"
+        "from gaze.pixels.measure import PIXEL_PASS"
+    )
+    assert {"gaze.graph.early", "gaze.video.store", "gaze.pixels.measure"} <= loaded
+    assert not {"numpy", "cv2", "gaze.video.clip", "gaze.pixels.signals"} & loaded
 
 
 def test_package_members_are_still_importable_from_the_package():

@@ -9,12 +9,12 @@ chunk's last estimate as context) or pair style (adjacent frames -> signed chang
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, conlist, create_model
 
 from gaze.agents.common import frame_parts, subsample
@@ -25,6 +25,8 @@ from gaze.models.settle import all_settled
 from gaze.models.structured import Structured, ask, extract_json
 from gaze.prompts import load_prompt
 from gaze.schema.report import JudgeScore
+
+T = TypeVar("T")
 
 MAX_JUDGE_FRAMES = defaults.JUDGE_FRAMES
 MAX_PROGRESS_CHUNK = defaults.JUDGE_FRAMES
@@ -154,7 +156,7 @@ def _number(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise ValueError(f"progress value {value!r} is not a number")
     number = float(value)
-    if not np.isfinite(number):
+    if not math.isfinite(number):
         raise ValueError(f"progress value {value!r} is not finite")
     return number
 
@@ -174,8 +176,7 @@ def read_progress(text: str, times: Sequence[float]) -> list[float]:
             raise ValueError(f"each frame item needs time_s and progress (missing {exc})") from None
         if len(named) == len(times):
             return [v for _, v in named]
-        at = np.array([t for t, _ in named])
-        return [named[int(np.argmin(np.abs(at - t)))][1] for t in times]
+        return [_nearest(named, t)[1] for t in times]
     values = [_number(i) for i in items]
     if len(values) != len(times):
         raise ValueError(f"expected {len(times)} progress values, got {len(values)}")
@@ -193,11 +194,12 @@ def one_per_second(frames: Sequence[tuple[float, bytes]]) -> list[tuple[float, b
     """The sampled frame nearest each whole second."""
     if not frames:
         return []
-    times = np.array([t for t, _ in frames])
-    picked = [
-        frames[int(np.argmin(np.abs(times - second)))] for second in range(int(times[-1]) + 1)
-    ]
-    return picked
+    return [_nearest(frames, second) for second in range(int(frames[-1][0]) + 1)]
+
+
+def _nearest(items: Sequence[tuple[float, T]], t: float) -> tuple[float, T]:
+    """The item whose time is nearest ``t`` (the first of equally near ones)."""
+    return min(items, key=lambda item: abs(item[0] - t))
 
 
 async def progress_sequence(

@@ -16,8 +16,6 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any, Literal
 
-import cv2
-
 from gaze.agents import grounding
 from gaze.errors import GazeInputError
 from gaze.graph.observing import observe_windows
@@ -29,6 +27,14 @@ from gaze.settings.context import GazeContext, diagnosing
 from gaze.video.frames import encode_jpeg, resize_max_side
 
 MemoryKind = Literal["task", "scene"]
+
+
+def load_decoded_clip_module() -> None:
+    """Import the decoded clip's module (OpenCV, NumPy) now: call it in the worker thread that
+    loads the graph, before the graph. The clip's last message needs it to be read, and one
+    that came while the graph module loaded waited for the whole of that import (0.2 s more
+    before a 60 s clip's last observer could start)."""
+    import gaze.video.clip  # noqa: F401
 
 
 def wants_memory(ctx: GazeContext, kind: MemoryKind) -> bool:
@@ -45,6 +51,8 @@ def grounding_kind(ctx: GazeContext) -> grounding.GroundingKind | None:
 
 
 def _read_image(path: str, max_side: int) -> bytes:
+    import cv2  # only for a given initial frame: a clip's first frame comes from its decoder
+
     image = cv2.imread(path)
     if image is None:
         raise GazeInputError(f"initial frame {path} is not an image gaze can read")

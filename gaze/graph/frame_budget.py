@@ -10,10 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from gaze.agents.common import subsample
-from gaze.video.clip import DecodedClip
 from gaze.video.store import window_frame_count, window_frames
+
+if TYPE_CHECKING:
+    from gaze.video.clip import DecodedClip
 
 
 class FrameBudget:

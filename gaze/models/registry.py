@@ -4,6 +4,7 @@ key variable), and the start-up check of a backbone."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import random
 from collections.abc import Mapping
@@ -237,13 +238,21 @@ PROBE_SCHEMA = {
 }
 
 
-def probe_jpeg() -> bytes:
-    """A 16x16 grey JPEG: the smallest image every vision endpoint accepts."""
-    import numpy as np
-
-    from gaze.video.frames import encode_jpeg
-
-    return encode_jpeg(np.full((16, 16, 3), 128, np.uint8))
+PROBE_JPEG = base64.b64decode(
+    "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAUDBAQEAwUEBAQFBQUGBwwIBwcHBw8LCwkMEQ8SEhEPERETFhwXExQa"
+    "FRERGCEYGh0dHx8fExciJCIeJBweHx7/2wBDAQUFBQcGBw4ICA4eFBEUHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4e"
+    "Hh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh7/wAARCAAQABADASIAAhEBAxEB/8QAHwAAAQUBAQEBAQEAAAAAAAAA"
+    "AAECAwQFBgcICQoL/8QAtRAAAgEDAwIEAwUFBAQAAAF9AQIDAAQRBRIhMUEGE1FhByJxFDKBkaEII0KxwRVS0fAk"
+    "M2JyggkKFhcYGRolJicoKSo0NTY3ODk6Q0RFRkdISUpTVFVWV1hZWmNkZWZnaGlqc3R1dnd4eXqDhIWGh4iJipKT"
+    "lJWWl5iZmqKjpKWmp6ipqrKztLW2t7i5usLDxMXGx8jJytLT1NXW19jZ2uHi4+Tl5ufo6erx8vP09fb3+Pn6/8QA"
+    "HwEAAwEBAQEBAQEBAQAAAAAAAAECAwQFBgcICQoL/8QAtREAAgECBAQDBAcFBAQAAQJ3AAECAxEEBSExBhJBUQdh"
+    "cRMiMoEIFEKRobHBCSMzUvAVYnLRChYkNOEl8RcYGRomJygpKjU2Nzg5OkNERUZHSElKU1RVVldYWVpjZGVmZ2hp"
+    "anN0dXZ3eHl6goOEhYaHiImKkpOUlZaXmJmaoqOkpaanqKmqsrO0tba3uLm6wsPExcbHyMnK0tPU1dbX2Nna4uPk"
+    "5ebn6Onq8vP09fb3+Pn6/9oADAMBAAIRAxEAPwAooooA/9k="
+)
+"""A 16x16 grey JPEG (OpenCV's encoding of level 128 at quality 85): the smallest image every
+vision endpoint accepts. Kept as bytes: the start-up check goes out beside a run's first
+request, before anything has loaded OpenCV."""
 
 
 async def preflight(
@@ -264,7 +273,7 @@ async def preflight(
         return
     policy = retry or RetryPolicy()
     rng = random.Random(0)
-    jpeg = probe_jpeg()
+    jpeg = PROBE_JPEG
     request = ModelRequest(
         role="preflight",
         messages=(

@@ -21,6 +21,7 @@ from gaze.errors import GazeInputError
 from gaze.schema.report import ClipInfo
 from gaze.video.frames import analysis_size, encode_jpeg, fitted_size, resize_max_side
 from gaze.video.grid import window_grid
+from gaze.video.paths import check_video_path
 from gaze.video.spill import BlobStore, Frames, FrameStore
 from gaze.video.steps import FrameSteps, StepMeter
 from gaze.video.windows import SamplingSettings, Window, empty_windows, window_of
@@ -28,7 +29,6 @@ from gaze.video.windows import SamplingSettings, Window, empty_windows, window_o
 if TYPE_CHECKING:
     from gaze.video.reader import VideoReader
 
-IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 MIN_SIDE = 8
 MAX_SANE_FPS = 1000.0
 FALLBACK_FPS = 30.0
@@ -67,20 +67,6 @@ class DecodedClip:
     """Frame index -> JPEG of the sampled frame at ``max_side`` (only when asked to encode)."""
     grids: Mapping[int, bytes] = field(default_factory=dict)
     """Window index -> the window's grid JPEG (grid mode only, ``gaze.video.grid``)."""
-
-
-def check_video_path(path: Path) -> None:
-    """Reject what cannot be a video before handing it to the decoder."""
-    if not path.exists():
-        if path.is_symlink():
-            raise GazeInputError(f"{path} is a link that leads to no file (a loop, or gone)")
-        raise GazeInputError(f"no such file: {path}")
-    if path.is_dir():
-        raise GazeInputError(f"{path} is a directory, not a video file")
-    if path.stat().st_size == 0:
-        raise GazeInputError(f"{path} is empty (0 bytes)")
-    if path.suffix.lower() in IMAGE_SUFFIXES:
-        raise GazeInputError(f"{path} is an image, not a video (pass it as --initial-frame)")
 
 
 def _measure(frame: np.ndarray) -> tuple[float, float, float]:

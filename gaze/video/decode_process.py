@@ -9,6 +9,8 @@ Protocol (one clip at a time per child; children are reused, ``gaze.video.decode
 parent writes a length-prefixed pickled ``(DecodeRequest,)`` on the child's stdin; the child
 writes length-prefixed pickled messages on its own copy of stdout:
 
+- ``("first", jpeg or None, one line or None)`` first of all, when the request asks for the
+  first frame (``read_first_frame``): the JPEG grounding sends, or why it could not be read;
 - ``("window", Window, {frame index: jpeg}, grid jpeg or None)`` as each window completes;
 - ``("clip", DecodedClip, {frame index: jpeg})`` when decoding ends: the clip without its
   analysis thumbnails (they stay in the child) and the JPEGs not yet handed over;
@@ -32,16 +34,22 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from gaze.errors import GazeInputError
 from gaze.video import decoder_pool
-from gaze.video.clip import DecodedClip, WindowSink, check_video_path
-from gaze.video.grid import window_grids
+from gaze.video.paths import check_video_path
 from gaze.video.spill import BlobStore, FrameStore
 from gaze.video.windows import SamplingSettings
 
-_LENGTH = struct.Struct("<Q")
+if TYPE_CHECKING:  # the parent side needs neither OpenCV nor NumPy before its first request
+    from gaze.video.clip import DecodedClip, WindowSink
+
+_HEADER = struct.Struct("<Q8s")
+"""Each message's length and kind (its first item, when that is a name): a reader can hold a
+message before unpickling what would load NumPy in its process (``HEAVY``)."""
+HEAVY = frozenset({"clip", "pixels"})
+"""Messages whose contents (NumPy arrays) load NumPy and OpenCV where they are unpickled."""
 
 
 class Meter(Protocol):
@@ -70,6 +78,9 @@ class DecodeRequest:
     settings: SamplingSettings
     pixels: PixelPass | None
     """The pixel pass to run beside and after decoding, or None for decoding alone."""
+    first_frame: bool = False
+    """Send the first frame as grounding needs it before decoding the rest (the parent then
+    never loads OpenCV for it, and has it before its SDK client is built)."""
 
 
 class DecoderStopped(GazeInputError):
@@ -78,25 +89,40 @@ class DecoderStopped(GazeInputError):
 
 def _send(out: IO[bytes], message: tuple[Any, ...]) -> None:
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    out.write(_LENGTH.pack(len(data)) + data)
+    kind = message[0] if isinstance(message[0], str) else ""
+    out.write(_HEADER.pack(len(data), kind.encode()) + data)
     out.flush()
 
 
-def _receive(source: IO[bytes]) -> tuple[Any, ...] | None:
-    head = source.read(_LENGTH.size)
-    if len(head) < _LENGTH.size:
+def _receive(
+    source: IO[bytes], before: Callable[[str], None] | None = None
+) -> tuple[Any, ...] | None:
+    """The next message, or None at the end of the stream; ``before`` is called with the
+    message's kind once it has been read and before it is unpickled."""
+    head = source.read(_HEADER.size)
+    if len(head) < _HEADER.size:
         return None
-    (length,) = _LENGTH.unpack(head)
+    length, kind = _HEADER.unpack(head)
     data = source.read(length)
     if len(data) < length:
         return None
+    if before is not None:
+        before(kind.rstrip(b"\0").decode())
     message: tuple[Any, ...] = pickle.loads(data)  # noqa: S301  (our own child's messages)
     return message
 
 
 def _serve(request: DecodeRequest, out: IO[bytes]) -> None:
-    """The child's work: decode, hand windows over, then the pixel pass."""
+    """The child's work: the first frame if asked, decode, hand windows over, then the pixel
+    pass."""
     from gaze.video.clip import open_clip
+    from gaze.video.first_frame import read_first_frame
+
+    if request.first_frame:
+        try:
+            _send(out, ("first", read_first_frame(request.path, request.settings.max_side), None))
+        except GazeInputError as exc:
+            _send(out, ("first", None, str(exc)))
 
     def hand_over(window: Any, jpegs: dict[int, bytes], grid: bytes | None) -> None:
         _send(out, ("window", window, jpegs, grid))
@@ -155,6 +181,12 @@ def main() -> None:
     # the protocol gets its own copy of stdout; anything a library prints goes to stderr
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
+    # what decoding needs (OpenCV, NumPy, PyAV) loads now, while the parent is still starting:
+    # the parent's modules leave it out so that its own first request need not wait for it
+    import gaze.video.clip
+    import gaze.video.first_frame
+    import gaze.video.reader  # noqa: F401
+
     while (request := _receive(sys.stdin.buffer)) is not None:  # one clip after another
         try:
             _serve(request[0], out)
@@ -169,8 +201,13 @@ class DecodeJob:
     it in a worker thread); the callbacks are called from that thread as the child's messages
     arrive."""
 
-    def __init__(self, request: DecodeRequest) -> None:
+    def __init__(
+        self, request: DecodeRequest, heavy_allowed: threading.Event | None = None
+    ) -> None:
         self.request = request
+        self.heavy_allowed = heavy_allowed
+        """While cleared, the decoded clip and pixel evidence wait in the pipe (``HEAVY``):
+        taking them in loads NumPy and OpenCV in this process (``ClipStore.hold_heavy``)."""
         self._decoder: decoder_pool.Decoder | None = None
         self._killed = False
         self._finished = False
@@ -182,8 +219,11 @@ class DecodeJob:
         on_window: WindowSink,
         on_clip: Callable[[DecodedClip], None],
         on_pixels: Callable[[Any, list[Any]], None],
+        on_first: Callable[[bytes | None, str | None], None] | None = None,
     ) -> None:
-        """Decode; raise GazeInputError (one line) for a file that cannot be decoded."""
+        """Decode; raise GazeInputError (one line) for a file that cannot be decoded.
+        ``on_first`` gets (jpeg, None) or (None, why) when the request asks for the first
+        frame."""
         path = Path(self.request.path)
         check_video_path(path)
         if self._killed:
@@ -197,7 +237,7 @@ class DecodeJob:
                 return
             with contextlib.suppress(BrokenPipeError):  # it died: reading finds out how
                 _send(decoder.requests, (self.request,))
-            error = self._read(decoder.replies, on_window, on_clip, on_pixels)
+            error = self._read(decoder.replies, on_window, on_clip, on_pixels, on_first)
             if error is not None:
                 raise error
             if not self._finished and not self._killed:
@@ -214,12 +254,16 @@ class DecodeJob:
         on_window: WindowSink,
         on_clip: Callable[[DecodedClip], None],
         on_pixels: Callable[[Any, list[Any]], None],
+        on_first: Callable[[bytes | None, str | None], None] | None = None,
     ) -> Exception | None:
         """Read up to the child's "done"; the error it reported, if any."""
         error: Exception | None = None
-        while (message := _receive(source)) is not None:
+        while (message := _receive(source, self._before)) is not None:
             kind = message[0]
-            if kind == "window":
+            if kind == "first":
+                if on_first is not None:
+                    on_first(message[1], message[2])
+            elif kind == "window":
                 _, window, frames, grid = message
                 for index, blob in frames.items():
                     self.jpegs[index] = blob
@@ -243,6 +287,10 @@ class DecodeJob:
                 return error
         return error
 
+    def _before(self, kind: str) -> None:
+        if kind in HEAVY and self.heavy_allowed is not None:
+            self.heavy_allowed.wait()
+
     def _completed(self, clip: DecodedClip) -> DecodedClip:
         """In grid mode, the grid of a window decoding saw otherwise than it handed it over (its
         frames are here, no longer in the child)."""
@@ -250,6 +298,8 @@ class DecodeJob:
         missing = [w for w in clip.windows if settings.grid and w.index not in clip.grids]
         if not missing:
             return clip
+        from gaze.video.grid import window_grids
+
         grids = window_grids(missing, self.jpegs, settings.max_side, settings.jpeg_quality)
         return replace(clip, grids={**clip.grids, **grids})
 

@@ -33,6 +33,8 @@ MAX_IDLE = MAX_BUSY
 _idle: list[Decoder] = []
 _lock = threading.Lock()
 _busy = threading.BoundedSemaphore(MAX_BUSY)
+_jobs_in = 0
+"""Decoding jobs handed to ``job_threads`` and not yet over (``enter_job``, ``leave_job``)."""
 _executors: dict[str, ThreadPoolExecutor] = {}
 
 
@@ -54,13 +56,31 @@ def job_threads() -> ThreadPoolExecutor:
     return _executor("decode")
 
 
+def enter_job() -> bool:
+    """Count in a decoding job about to be handed to ``job_threads``; True when it finds a
+    thread and a child at once (fewer than MAX_BUSY jobs were in: each holds at most one of
+    each), so its child can read the clip's first frame before anything waits on it. False: it
+    queues behind other clips, and their first frames are read in the parent
+    (``first_frame_threads``). Pair with ``leave_job`` once the job is over or cancelled."""
+    global _jobs_in
+    with _lock:
+        _jobs_in += 1
+        return _jobs_in <= MAX_BUSY
+
+
+def leave_job() -> None:
+    global _jobs_in
+    with _lock:
+        _jobs_in -= 1
+
+
 def first_frame_threads() -> ThreadPoolExecutor:
-    """The threads that read clips' first frames (``gaze.video.store.read_first_frame``),
-    MAX_BUSY of them, for the same reason: a run of many clips queues every clip's first frame
-    at once, and in the default executor the SDK's first connection (its address lookup runs
-    there) waited behind all of them: 144 clips in flight, the first request reached the
-    servers 1 s after it was sent (``bench/fleet_throughput.py --slots 16 --servers 3 --kinds
-    queue``)."""
+    """The threads that read the first frames of clips whose decoding waits for a child
+    (``gaze.video.first_frame``), MAX_BUSY of them, for the same reason: a run of many clips
+    queues every clip's first frame at once, and in the default executor the SDK's first
+    connection (its address lookup runs there) waited behind all of them: 144 clips in flight,
+    the first request reached the servers 1 s after it was sent (``bench/fleet_throughput.py
+    --slots 16 --servers 3 --kinds queue``)."""
     return _executor("first-frame")
 
 

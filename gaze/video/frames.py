@@ -1,11 +1,16 @@
-"""Frame preparation: resizing to a maximum side and encoding once per clip."""
+"""Frame preparation: resizing to a maximum side and encoding once per clip.
+
+OpenCV is imported where a frame is first resized or encoded: the parent process of a command
+uses this module for sizes and data URLs before its first request, and its frames come from the
+decoding child (``gaze.video.decode_process``)."""
 
 from __future__ import annotations
 
 import base64
+from typing import TYPE_CHECKING
 
-import cv2
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def fitted_size(width: int, height: int, max_side: int) -> tuple[int, int]:
@@ -23,6 +28,8 @@ def resize_max_side(frame: np.ndarray, max_side: int) -> np.ndarray:
     size = fitted_size(width, height, max_side)
     if size == (width, height):
         return frame
+    import cv2
+
     # INTER_AREA is slow on large factors; halving with pyrDown first is ~3x faster and still
     # low-pass filters, so small thumbnails do not alias.
     while max(frame.shape[:2]) > 2 * max_side:
@@ -41,6 +48,8 @@ def analysis_size(width: int, height: int, short_side: int, long_cap: int) -> tu
 
 def encode_jpeg(frame: np.ndarray, quality: int = 85) -> bytes:
     """JPEG bytes of a BGR frame (deterministic for identical pixels)."""
+    import cv2
+
     ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:
         raise ValueError("JPEG encoding failed")

@@ -10,9 +10,11 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol, overload
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
-import numpy as np
+if TYPE_CHECKING:  # NumPy is imported where frames are stored: the parent process of a command
+    # keeps only JPEGs (``BlobStore``) before its first request, and should not load NumPy
+    import numpy as np
 
 MEMORY_BUDGET_BYTES = 32 * 2**20
 """Frames kept in memory per store before the rest spill to disk: about 40 s of 720p analysis
@@ -71,6 +73,8 @@ class FrameStore:
         return (len(self), *(self._frame_shape or (0, 0, 3)))
 
     def append(self, frame: np.ndarray) -> None:
+        import numpy as np
+
         frame = np.ascontiguousarray(frame, dtype=np.uint8)
         if self._frame_shape is None:
             self._frame_shape = frame.shape
@@ -88,6 +92,8 @@ class FrameStore:
         return len(self._memory) + self._spilled
 
     def _one(self, index: int) -> np.ndarray:
+        import numpy as np
+
         if index < 0:
             index += len(self)
         if not 0 <= index < len(self):
@@ -104,6 +110,8 @@ class FrameStore:
     @overload
     def __getitem__(self, index: Sequence[int] | np.ndarray) -> FrameSubset: ...
     def __getitem__(self, index: Any) -> Any:
+        import numpy as np
+
         if isinstance(index, int | np.integer):
             return self._one(int(index))
         return FrameSubset(self, [int(i) for i in np.asarray(index).tolist()])
@@ -128,6 +136,8 @@ class FrameSubset:
         return len(self.indices)
 
     def __getitem__(self, index: Any) -> Any:
+        import numpy as np
+
         if isinstance(index, int | np.integer):
             return self.store[self.indices[int(index)]]
         return FrameSubset(self.store, [self.indices[int(i)] for i in np.asarray(index).tolist()])

@@ -12,45 +12,25 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from pathlib import Path
-from typing import Any, TypeVar
-
-import cv2
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gaze.errors import GazeInputError
 from gaze.schema.events import Event
-from gaze.video.clip import DecodedClip, check_video_path
+from gaze.video import decoder_pool
 from gaze.video.decode_process import DecodeJob, DecodeRequest, PixelPass
-from gaze.video.decoder_pool import first_frame_threads, job_threads
-from gaze.video.frames import encode_jpeg, resize_max_side
+from gaze.video.first_frame import read_first_frame
 from gaze.video.spill import BlobStore
 from gaze.video.windows import SamplingSettings, Window
+
+if TYPE_CHECKING:  # the parent's first request waits for neither OpenCV nor NumPy
+    from gaze.video.clip import DecodedClip
 
 PixelEvidence = tuple[Any, list[Event]]
 """(signals, candidate events) as the store's pixel pass measured them."""
 
 T = TypeVar("T")
-
-
-def read_first_frame(path: str, max_side: int) -> bytes:
-    """The clip's first frame as a JPEG, read on its own (milliseconds), so grounding need not
-    wait for the whole clip to decode. Read and encoded in one go: a run of many clips queues
-    every clip's first frame in the default threads, and an encoding queued behind the others'
-    reads held the first clip's grounding call until every first frame was read (2.3 s for
-    144 clips). Raises GazeInputError for anything that is not a video."""
-    check_video_path(Path(path))
-    cap = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG)
-    try:
-        ok, frame = cap.read() if cap.isOpened() else (False, None)
-    finally:
-        cap.release()
-    if not ok or frame is None:
-        raise GazeInputError(
-            f"{path} is not a video gaze can open "
-            "(unknown format, unsupported codec, or corrupt file)"
-        )
-    return encode_jpeg(resize_max_side(frame, max_side))
 
 
 class _Decoding:
@@ -63,10 +43,20 @@ class _Decoding:
         self.handed: list[Window] = []
         self.grids: dict[int, bytes] = {}
         self.changed = asyncio.Event()
+        self.first: asyncio.Future[bytes] = loop.create_future()
+        """The first frame, when the job's request asks the child for it."""
         self.clip: asyncio.Future[DecodedClip] = loop.create_future()
         self.pixels: asyncio.Future[PixelEvidence] = loop.create_future()
-        for future in (self.clip, self.pixels):  # a failure nobody awaited is not news
+        for future in (self.first, self.clip, self.pixels):  # a failure nobody awaited is not news
             future.add_done_callback(lambda f: f.cancelled() or f.exception())
+
+    def set_first(self, jpeg: bytes | None, why: str | None) -> None:
+        if self.first.done():
+            return
+        if jpeg is None:
+            self.first.set_exception(GazeInputError(why or "no first frame"))
+        else:
+            self.first.set_result(jpeg)
 
     def add_window(self, window: Window, jpegs: dict[int, bytes], grid: bytes | None) -> None:
         # the frames themselves are in the job's store already (memory stays bounded)
@@ -93,7 +83,7 @@ class _Decoding:
 
     def ended(self, error: BaseException | None) -> None:
         """The job is over: whatever it did not deliver fails with its error."""
-        for future in (self.clip, self.pixels):
+        for future in (self.first, self.clip, self.pixels):
             if not future.done():
                 future.set_exception(error or RuntimeError("decoding ended without a result"))
         self.changed.set()
@@ -113,9 +103,21 @@ class ClipStore:
         """How many decodes this store started (benchmarks and tests count them)."""
         self._tasks: dict[tuple[str, str], asyncio.Future[Any]] = {}
         self._decoding: dict[tuple[str, bool], _Decoding] = {}
+        self._heavy_allowed = threading.Event()
+        self._heavy_allowed.set()
         self._jobs: list[concurrent.futures.Future[None]] = []
         """Each decoding job in its thread (``decoder_pool.job_threads``): ``aclose`` waits for
         them, so the child a finished clip gives back is there for the next run's clip."""
+
+    def hold_heavy(self) -> None:
+        """Leave the decoded clips and pixel evidence in their children's pipes until
+        ``release_heavy`` or until something asks for them: taking them in loads NumPy and
+        OpenCV here (a tenth of a second of this process's interpreter lock), and a short
+        clip's child delivers them while a command is still building its first request."""
+        self._heavy_allowed.clear()
+
+    def release_heavy(self) -> None:
+        self._heavy_allowed.set()
 
     async def _once(self, kind: str, path: str, start: Callable[[], Awaitable[T]]) -> T:
         key = (kind, path)  # one run names its clip one way; no file-system call on the loop
@@ -127,10 +129,15 @@ class ClipStore:
         return result
 
     async def first_frame(self, path: str) -> bytes:
-        """The clip's first frame as grounding sends it (a JPEG at the run's largest side)."""
+        """The clip's first frame as grounding sends it (a JPEG at the run's largest side): from
+        the clip's decoding child when its decoding found one at once, else read here in a
+        thread of its own."""
+        state = self._decoding.get((path, True)) or self._decoding.get((path, False))
+        if state is not None and state.job.request.first_frame:
+            return await asyncio.shield(state.first)
         max_side = self.sampling.max_side
         loop = asyncio.get_running_loop()
-        threads = first_frame_threads()
+        threads = decoder_pool.first_frame_threads()
         return await self._once(
             "first", path, lambda: loop.run_in_executor(threads, read_first_frame, path, max_side)
         )
@@ -147,9 +154,6 @@ class ClipStore:
         if found is not None:  # a decoding with the pixel pass serves askers without it too
             return found
         self.decodes += 1
-        request = DecodeRequest(path, self.sampling, self.pixel_pass if pixels else None)
-        state = _Decoding(DecodeJob(request))
-        self._decoding[(path, pixels)] = state
         loop = asyncio.get_running_loop()
 
         def later(fn: Callable[..., None]) -> Callable[..., None]:
@@ -159,15 +163,27 @@ class ClipStore:
 
             return call
 
-        async def run() -> None:
-            error: BaseException | None = None
-            work = job_threads().submit(
+        # a job that finds a child at once has the child read the first frame too
+        first = decoder_pool.enter_job()
+        try:
+            request = DecodeRequest(path, self.sampling, self.pixel_pass if pixels else None, first)
+            state = _Decoding(DecodeJob(request, self._heavy_allowed))
+            work = decoder_pool.job_threads().submit(
                 state.job.run,
                 later(state.add_window),
                 later(state.set_clip),
                 later(state.set_pixels),
+                later(state.set_first),
             )
-            self._jobs.append(work)
+        except BaseException:
+            decoder_pool.leave_job()
+            raise
+        work.add_done_callback(lambda _: decoder_pool.leave_job())  # over, or cancelled unrun
+        self._jobs.append(work)
+        self._decoding[(path, pixels)] = state
+
+        async def run() -> None:
+            error: BaseException | None = None
             try:
                 await asyncio.wrap_future(work)
             except Exception as exc:
@@ -180,9 +196,11 @@ class ClipStore:
 
     async def decoded(self, path: str) -> DecodedClip:
         """The decoded clip (frames encoded once), decoding it if no node has asked yet."""
+        self.release_heavy()
         return await asyncio.shield(self.start(path).clip)
 
     async def pixel_evidence(self, path: str) -> PixelEvidence:
+        self.release_heavy()
         return await asyncio.shield(self.start(path, pixels=True).pixels)
 
     async def windows(self, path: str) -> AsyncIterator[Window]:
@@ -198,6 +216,7 @@ class ClipStore:
                 seen += 1
             if state.clip.done():
                 break
+            self.release_heavy()  # the last windows come with the clip
             state.changed.clear()
             await state.changed.wait()
         clip = await asyncio.shield(state.clip)
@@ -218,6 +237,7 @@ class ClipStore:
 
     def close(self) -> None:
         """Drop every decoded frame (tasks still running are cancelled, children stopped)."""
+        self.release_heavy()  # a job held before a clip's message reads on, and ends
         for state in self._decoding.values():
             if not state.delivered():  # a child that delivered all is kept for the next clip
                 state.job.kill()

@@ -226,9 +226,9 @@ def test_each_clip_is_decoded_once_whatever_the_clips_in_flight(small_manifest, 
     real = store.DecodeJob
 
     class Counting(real):
-        def __init__(self, request):
+        def __init__(self, request, *rest):
             decodes.append(request.path)
-            super().__init__(request)
+            super().__init__(request, *rest)
 
     lines = small_manifest.read_text().splitlines()[:3]
     manifest = tmp_path / "three.jsonl"

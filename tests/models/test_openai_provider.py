@@ -123,6 +123,24 @@ def test_preflight_retries_transient_errors_with_the_same_policy():
     assert len(server.seen) == 3
 
 
+def test_preflight_sends_a_small_grey_jpeg_with_the_json_schema():
+    """The start-up check's image is kept as bytes (nothing loads OpenCV before a command's
+    first request): it must still be a real 16x16 grey JPEG, as the server sees it."""
+    import cv2
+    import numpy as np
+
+    with StandIn(default=chat_reply('{"ok": true}')) as server:
+        backbone = OpenAIChat("m", base_url=server.url + "/v1")
+        asyncio.run(preflight(backbone, "openai:m", images=2))
+    body = server.seen[0].body
+    assert len(server.seen) == 1
+    urls = [p["image_url"]["url"] for p in body["messages"][0]["content"] if "image_url" in p]
+    assert len(urls) == 2 and body["response_format"]["json_schema"]["name"] == "Probe"
+    jpeg = base64.b64decode(urls[0].removeprefix("data:image/jpeg;base64,"))
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape == (16, 16, 3) and abs(float(image.mean()) - 128) < 2
+
+
 @pytest.mark.parametrize(
     ("status", "message"),
     [(401, "rejected the API key"), (404, "not found"), (400, "image and a JSON schema")],
