@@ -6,8 +6,8 @@ their own time (a 60 s clip: 0.47 s alone, 1.35 s in ``gaze diagnose``). In a ch
 another core, and a decoder that crashes on a corrupt file takes only the child down.
 
 Protocol (one clip at a time per child; children are reused, ``gaze.video.decoder_pool``): the
-parent writes a length-prefixed pickled ``(DecodeRequest,)`` on the child's stdin; the child
-writes length-prefixed pickled messages on its own copy of stdout:
+parent writes a pickled ``(DecodeRequest,)`` on the child's stdin; the child writes pickled
+messages on its own copy of stdout, each behind a header of its length and kind (``_HEADER``):
 
 - ``("first", jpeg or None, one line or None)`` first of all, when the request asks for the
   first frame (``read_first_frame``): the JPEG grounding sends, or why it could not be read;
