@@ -15,11 +15,13 @@ losses are the test.
 
     python bench/layout_diagnosis.py [--durations 8 30 60] [--seeds 3]
                                      [--models scripted:auto scripted:unruly]
-                                     [--windows 2 4]
+                                     [--windows 2 4 | --compare "A" "B"]
 
 ``--windows A B`` compares segments of A and B windows instead (16 frames a window: up to
 16 x windows frames per call), for example ``--windows 4 12`` for the segments a server that
-takes 192 frames per request can be sent.
+takes 192 frames per request can be sent. ``--compare "A" "B"`` compares any two option
+strings, for example ``--compare "--segments-per-clip 0" ""``: four-window segments whatever
+the clip's length against the defaults, whose long clips get longer segments.
 """
 
 from __future__ import annotations
@@ -91,8 +93,16 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--seeds", type=int, default=3, help="clips per failure and length")
     parser.add_argument("--models", nargs="+", default=["scripted:auto", "scripted:unruly"])
     parser.add_argument("--windows", type=int, nargs=2, default=[2, 4], metavar=("A", "B"))
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help='two option strings to compare instead of --windows ("": the defaults)',
+    )
     args = parser.parse_args(argv)
     layouts = {f"{n} windows": layout(n) for n in args.windows}
+    if args.compare:
+        layouts = {(opts or "defaults"): opts for opts in args.compare}
     names = list(layouts)
     print(f"layouts: {'; '.join(f'{k}: {v}' for k, v in layouts.items())}")
     print(

@@ -16,6 +16,7 @@ million cached ones (from the tokens the server reported cached).
     python bench/request_cost.py [--durations 8 30 60] [--layouts frames grid]
                                  [--replies minimal findings subtasks]
                                  [--settings "--window-s 12 ..."]
+                                 [--against "--segments-per-clip 0"]
 
 ``minimal``: the stand-in answers every call with the smallest valid JSON (specialists find
 nothing, so no critic runs: a clean clip); ``findings``: every specialist proposes one
@@ -184,6 +185,35 @@ def subtask_chat(body: Any) -> Any:
     return chat_reply(json.dumps(reply))
 
 
+def one_run(
+    clip: Path, replies: str, layout: str, settings: list[str], cache_tokens: int, tmp: str
+) -> dict[str, Any]:
+    """One `gaze diagnose` of ``clip`` against a caching stand-in: what it sent and cost."""
+    chats = {"minimal": minimal_chat, "subtasks": subtask_chat}
+    responder = chats.get(replies, served(0.0))
+    cache = PrefixCache(cache_tokens)
+    with StandIn(responder=cache.responder(responder)) as server:
+        argv_ = ["diagnose", str(clip), "-i", "put the block on the plate", "--json"]
+        argv_ += ["--model", "openai:m", "--base-url", server.url + "/v1", "--no-cache"]
+        transcript = Path(tmp) / "transcript.jsonl"
+        transcript.unlink(missing_ok=True)
+        argv_ += ["--transcript", str(transcript)]
+        argv_ += ["--grid"] if layout == "grid" else []
+        argv_ += settings
+        with redirect_stdout(io.StringIO()) as out, redirect_stderr(io.StringIO()):
+            code = run(argv_)
+        bodies = [s.body for s in server.seen]
+    if code != 0:
+        raise SystemExit(f"gaze diagnose failed on {clip.name} ({' '.join(settings)})")
+    m: dict[str, Any] = measure(bodies)
+    work = [s for s in cache.served if s.schema != "Probe"]
+    m["uncached"] = sum(s.uncached_image_tokens for s in work)
+    m["cached_share"] = sum(s.cached for s in work) / max(1, sum(s.tokens for s in work))
+    m["report_usd"] = json.loads(out.getvalue())["manifest"]["cost_usd"]
+    m["transcript_kb"] = transcript.stat().st_size / 1024
+    return m
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--durations", type=float, nargs="+", default=[8, 30, 60])
@@ -197,24 +227,35 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--settings", default="", help="further gaze diagnose options, one quoted string"
     )
+    parser.add_argument(
+        "--against",
+        default=None,
+        help="options to compare with in the same run (requests and uncached image tokens "
+        'as ratios), e.g. "--segments-per-clip 0": the layout before long clips\' segments '
+        "grew",
+    )
     parser.add_argument("--cache-tokens", type=int, default=CAPACITY_TOKENS)
     parser.add_argument("--price", type=float, default=HOSTED_USD_PER_MTOK)
     parser.add_argument("--cached-price", type=float, default=HOSTED_USD_PER_MTOK / 10)
     args = parser.parse_args(argv)
     settings = shlex.split(args.settings)
+    against = shlex.split(args.against) if args.against is not None else None
     if settings:
         print(f"gaze diagnose settings: {' '.join(settings)}")
+    if against is not None:
+        print(f"against: {' '.join(settings + against)}")
     print(
         f"server prefix cache: {args.cache_tokens:,} tokens; report $ at ${args.price:g} per "
         f"million input tokens, ${args.cached_price:g} cached"
     )
+    extra = " requests against | uncached against |" if against is not None else ""
     print(
         "| replies | layout | clip s | requests | requests / RoboGaze's | images | distinct "
         "| image MB | image tokens | shared prefix | unshared image tokens "
         "| server uncached image tokens | server cached input | report $ "
-        "| image $ at $2.50/Mtok | transcript KB |"
+        "| image $ at $2.50/Mtok | transcript KB |" + extra
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:" + "|---:" * (13 + (2 if against is not None else 0)) + "|")
     with tempfile.TemporaryDirectory() as tmp:
         prices = Path(tmp) / "prices.json"
         price = {"input": args.price, "cached_input": args.cached_price, "output": 0.0}
@@ -225,38 +266,23 @@ def main(argv: list[str]) -> None:
             clip = Path(tmp) / f"clip{duration:g}.mp4"
             if not clip.exists():
                 forge_clip(clip, seed=5, failures=["object_teleportation"], duration_s=duration)
-            chats = {"minimal": minimal_chat, "subtasks": subtask_chat}
-            responder = chats.get(replies, served(0.0))
-            cache = PrefixCache(args.cache_tokens)
-            with StandIn(responder=cache.responder(responder)) as server:
-                argv_ = ["diagnose", str(clip), "-i", "put the block on the plate", "--json"]
-                argv_ += ["--model", "openai:m", "--base-url", server.url + "/v1", "--no-cache"]
-                transcript = Path(tmp) / "transcript.jsonl"
-                transcript.unlink(missing_ok=True)
-                argv_ += ["--transcript", str(transcript)]
-                argv_ += ["--grid"] if layout == "grid" else []
-                argv_ += settings
-                with redirect_stdout(io.StringIO()) as out, redirect_stderr(io.StringIO()):
-                    code = run(argv_)
-                bodies = [s.body for s in server.seen]
-            if code != 0:
-                raise SystemExit(f"gaze diagnose failed on the {duration:g} s clip")
-            m = measure(bodies)
-            work = [s for s in cache.served if s.schema != "Probe"]
-            uncached = sum(s.uncached_image_tokens for s in work)
-            cached_share = sum(s.cached for s in work) / max(1, sum(s.tokens for s in work))
-            report_usd = json.loads(out.getvalue())["manifest"]["cost_usd"]
+            m = one_run(clip, replies, layout, settings, args.cache_tokens, tmp)
             dollars = m["image_tokens"] * HOSTED_USD_PER_MTOK / 1e6
-            print(
+            row = (
                 f"| {replies} | {layout} | {duration:g} | {m['requests']} | "
                 f"{against_robogaze(m['requests'], duration)} | {m['images']} | "
                 f"{m['distinct']} | "
                 f"{m['image_mb']:.1f} | {m['image_tokens']:,} | {m['shared_fraction']:.2f} | "
-                f"{m['unshared_tokens']:,} | {uncached:,} | {cached_share:.2f} | "
-                f"{report_usd:.4f} | {dollars:.3f} | "
-                f"{transcript.stat().st_size / 1024:.0f} |",
-                flush=True,
+                f"{m['unshared_tokens']:,} | {m['uncached']:,} | {m['cached_share']:.2f} | "
+                f"{m['report_usd']:.4f} | {dollars:.3f} | {m['transcript_kb']:.0f} |"
             )
+            if against is not None:
+                b = one_run(clip, replies, layout, settings + against, args.cache_tokens, tmp)
+                row += (
+                    f" {b['requests']} ({m['requests'] / b['requests']:.2f}) |"
+                    f" {b['uncached']:,} ({m['uncached'] / max(1, b['uncached']):.2f}) |"
+                )
+            print(row, flush=True)
 
 
 if __name__ == "__main__":

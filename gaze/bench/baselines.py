@@ -218,7 +218,8 @@ def baseline_settings(method: str, ctx: GazeContext, samples: int) -> BaselineSe
         roles=recorded["roles"],
         sampling=sampling_of(ctx),
         image_detail=ctx.image_detail,
-        max_frames=ctx.max_frames_per_call,
+        # a base segment's frames: a long clip's grown segments are the graph's, not theirs
+        max_frames=min(ctx.max_frames_per_call, ctx.max_segment_windows * ctx.frames_per_window),
         max_retries=ctx.max_retries,
         temperature=b2_temperature(ctx.temperature) if method == "b2" else ctx.temperature,
         samples=samples if method == "b2" else None,

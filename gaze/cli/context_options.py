@@ -33,6 +33,7 @@ RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "--max-side": ("max_side", click.IntRange(64, 4096)),
     "--max-frames-per-call": ("max_frames_per_call", click.IntRange(1, 256)),
     "--max-segment-windows": ("max_segment_windows", click.IntRange(1, 16)),
+    "--segments-per-clip": ("segments_per_clip", click.IntRange(0, 64)),
     "--jpeg-quality": ("jpeg_quality", click.IntRange(1, 100)),
     "--image-detail": ("image_detail", click.Choice(["auto", "low", "high"])),
     "--frames-per-window": ("frames_per_window", click.IntRange(1, 64)),

@@ -34,6 +34,7 @@ from gaze.schema.codebook import DIMENSIONS
 from gaze.schema.inputs import check_instruction
 from gaze.schema.records import record_of
 from gaze.settings.context import GazeContext, diagnosing, wants_pixels
+from gaze.settings.segment_length import segment_windows
 
 
 async def start_run(state: State) -> dict[str, Any]:
@@ -141,8 +142,9 @@ async def align(state: State, runtime: Runtime[GazeContext]) -> Update:
     subtask_ids = [s["id"] for s in memory["subtasks"]] if memory else []
     observations = sorted(state.get("observations", []), key=lambda o: o["window"])
     ctx = (await services(runtime)).settings(runtime.context)
+    windows = state.get("windows", [])
     segments = align_segments(
-        state.get("windows", []), observations, subtask_ids, ctx.max_segment_windows
+        windows, observations, subtask_ids, segment_windows(ctx, len(windows))
     )
     return {"segments": segments}
 

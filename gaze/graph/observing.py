@@ -1,4 +1,5 @@
-"""The observers: one call per group of windows a segment examines (pairs by default), each
+"""The observers: one call per group of windows a segment examines (four by default, more in a
+long clip: ``gaze.settings.segment_length``), each
 started as soon as its windows' frames are encoded and the task memory exists -- not when the
 whole clip is decoded.
 
@@ -17,6 +18,7 @@ from gaze.graph.services import ObservedWindows, RunServices
 from gaze.graph.state import Observation, TaskMemoryRecord, Update, WindowRef, failure
 from gaze.models.settle import all_settled
 from gaze.settings.context import GazeContext
+from gaze.settings.segment_length import segment_windows
 from gaze.video.windows import Window
 
 
@@ -41,10 +43,11 @@ def empty_observation(window: WindowRef) -> Observation:
     )
 
 
-def group_size(ctx: GazeContext) -> int:
-    """Windows one observer call sees: the windows a segment examines (``max_segment_windows``)
-    when observers see segments (``GazeContext.segment_observers``), else one."""
-    return max(1, ctx.max_segment_windows) if ctx.segment_observers else 1
+def group_size(ctx: GazeContext, windows: int) -> int:
+    """Windows one observer call sees in a clip of ``windows`` windows: the windows a segment
+    examines (``gaze.settings.segment_length``) when observers see segments
+    (``GazeContext.segment_observers``), else one."""
+    return segment_windows(ctx, windows) if ctx.segment_observers else 1
 
 
 def same_group(last: Window, window: Window, size: int) -> bool:
@@ -66,7 +69,7 @@ def observer_groups(windows: Sequence[Window], ctx: GazeContext) -> list[tuple[W
     """The windows each observer call sees, in time order (pure): windows group by their index
     over ``group_size`` (so groups start where ``gaze.graph.segments.split_span`` starts
     segments), consecutive ones together (``calls_for``)."""
-    size = group_size(ctx)
+    size = group_size(ctx, len(windows))
     runs: list[list[Window]] = []
     for window in windows:
         last = runs[-1][-1] if runs else None
@@ -125,9 +128,10 @@ async def observe_windows(
         return call
 
     try:
-        size = group_size(ctx)
+        size = 0  # from the first window's count of the clip's windows, as its container says
         held: list[Window] = []  # the windows of a group still waiting for the rest of it
         async for window in svc.clips.windows(video):
+            size = size or group_size(ctx, window.planned)
             if held and not same_group(held[-1], window, size):
                 for group in calls_for(held, ctx):
                     start(group)

@@ -74,7 +74,7 @@ def manifest(state: State, ctx: GazeContext, svc: RunServices) -> RunManifest:
         prompts=[load_prompt(p).record for p in used_prompts],
         models={role: caller.model_name(role) for role in used_roles},
         usage=usage_totals(usage, caller.pricing),
-        served_images=svc.served_images,
+        served_images=svc.served_for(len(state.get("windows", []))),
     )
 
 

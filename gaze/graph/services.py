@@ -25,6 +25,7 @@ from gaze.models.caller import Caller
 from gaze.pixels.measure import PIXEL_PASS
 from gaze.settings.caller import build_caller, sampling_of
 from gaze.settings.context import GazeContext, wants_pixels
+from gaze.settings.segment_length import segment_windows
 from gaze.settings.served_layout import served_layout
 from gaze.video.store import ClipStore
 from gaze.video.windows import SamplingSettings
@@ -68,16 +69,28 @@ class RunServices:
     """When the run's work began (wall clock): the report's wall time counts from here, so work
     started before the graph ran (decoding, grounding, observers) counts too."""
     served_images: int | None = None
-    """The most images per request the servers take, when the run's segments were shortened to
-    fit it (``gaze.settings.served_layout``); None when the settings were used as given."""
+    """The most images per request the servers take, when the run's layout was fitted to it
+    (``gaze.settings.served_layout``); None when the settings were used as given."""
     layout: GazeContext | None = None
     """The run's settings with its segments fitted to what the servers take, once known."""
+    asked: GazeContext | None = None
+    """The settings ``layout`` was fitted from."""
 
     async def fit(self, ctx: GazeContext, first_call: asyncio.Future[Any] | None) -> GazeContext:
         """``ctx`` fitted to what the run's servers take (``served_layout``), kept here for
         ``settings`` and the report."""
+        self.asked = ctx
         self.layout, self.served_images = await served_layout(self.caller, ctx, first_call)
         return self.layout
+
+    def served_for(self, windows: int) -> int | None:
+        """``served_images`` where the fit shortened the segments of a clip of ``windows``
+        windows; None where it did not (a short clip keeps its segments when a server takes
+        fewer images than a long clip's would need)."""
+        if self.served_images is None or self.layout is None or self.asked is None:
+            return None
+        fitted, asked = segment_windows(self.layout, windows), segment_windows(self.asked, windows)
+        return self.served_images if fitted < asked else None
 
     def settings(self, given: GazeContext) -> GazeContext:
         """The settings the segments' calls and the report use: ``given`` (the run's context),

@@ -100,6 +100,7 @@ class Caller:
         temperature: float = defaults.TEMPERATURE,
         pricing: Pricing | None = None,
         check: Check | None = None,
+        checked_for: str = "",
         request_timeout_s: float = defaults.REQUEST_TIMEOUT_S,
         breaker_after: int = defaults.BREAKER_AFTER,
         max_reply_chars: int = defaults.MAX_REPLY_CHARS,
@@ -113,6 +114,9 @@ class Caller:
         self.pricing = pricing or Pricing({})
         """What the run's calls cost (``gaze.models.prices``)."""
         self._check = check
+        self._checked_for = checked_for
+        """What the check asks of a server (the images and their size): a finding remembered
+        in the cache answers only the same question."""
         self._on: _OnLoop | None = None
         self._rng = random.Random(seed)
         self.request_timeout_s = request_timeout_s
@@ -245,7 +249,8 @@ class Caller:
 
     def _images_key(self, role: str) -> str:
         backbone = self.backbone(role)
-        return finding_key(backbone.provider, backbone.model, self._endpoint(role), "images")
+        finding = f"images {self._checked_for}".rstrip()
+        return finding_key(backbone.provider, backbone.model, self._endpoint(role), finding)
 
     async def _remember_images(self, role: str, most: str) -> None:
         if self.cache is not None:

@@ -20,13 +20,18 @@ BREAKER_AFTER = 6
 work (0: never)."""
 MAX_REPLY_CHARS = 262_144
 """Longest model reply accepted, characters."""
-MAX_FRAMES_PER_CALL = 64
-"""Most frames one diagnosis request carries: an observer's, specialist's or critic's segment
-(four windows of 16 frames, sent whole), and what a local vLLM engine is built to accept."""
+MAX_FRAMES_PER_CALL = 192
+"""Most frames one diagnosis request carries: an observer's, specialist's or critic's segment,
+sent whole. Four windows of 16 frames up to a 64 s clip; a longer clip's segments grow to keep
+it at ``SEGMENTS_PER_CLIP`` (twelve windows at 180 s), as far as the served model takes them
+(``gaze.settings.served_layout``: a server built for 64 keeps four-window segments)."""
+SEGMENTS_PER_CLIP = 4
+"""Segments a clip is cut into by length before its segments grow past the base length
+(subtask spans may cut more): what keeps a long clip's calls near a short one's."""
 JUDGE_FRAMES = 32
 """Most frames one judge request carries: the PA/IA judges' clip (spread evenly) and one chunk
 of the progress estimator's frames. Apart from the diagnosis calls' frames, so the layout of
 those does not move the judges' scores."""
 FRAMES_IN_FLIGHT = 512
-"""Most frames a run's calls hold at once (8 calls of 64 frames): what bounds a long clip's
-memory, since a request in flight holds its frames."""
+"""Most frames a run's calls hold at once (8 calls of 64 frames, or two of a long clip's 192):
+what bounds a long clip's memory, since a request in flight holds its frames."""

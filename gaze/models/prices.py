@@ -162,3 +162,23 @@ def list_price(model: str) -> Price | None:
         )
     except LookupError:
         return None
+
+
+@functools.cache
+def listed_context(model: str) -> int | None:
+    """genai-prices' context window of ``provider:model`` in tokens (None: not listed): what
+    a hosted API, which does not report it, takes in one request."""
+    provider, _, name = model.partition(":")
+    provider_id = PROVIDER_IDS.get(provider)
+    if provider_id is None or not name:
+        return None
+    try:
+        _, found = (
+            _price_data()
+            .data_snapshot.get_snapshot()
+            .find_provider_model(name, None, provider_id, None)
+        )
+    except LookupError:
+        return None
+    window = getattr(found, "context_window", None)
+    return window if isinstance(window, int) and window > 0 else None

@@ -113,11 +113,13 @@ async def startup_check(
     too_long = context is not None and context < needed
     if refusal is None and not too_long:
         return
-    served = [images_refused_above(refusal)] if refusal is not None else []
-    if too_long:
-        assert context is not None
-        served.append(images_within(backbone, context, max_side))
-    if refusal is not None:
+    refused_above = images_refused_above(refusal) if refusal is not None else None
+    context_fits = images_within(backbone, context, max_side) if too_long and context else None
+    served = [refused_above] if refusal is not None else []
+    served += [context_fits] if context_fits is not None else []
+    if refusal is not None and not (
+        context_fits is not None and refused_above is not None and context_fits < refused_above
+    ):  # the tighter limit is the one the line names
         message = str(refusal)
     else:
         message = (

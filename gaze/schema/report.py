@@ -149,8 +149,9 @@ class RunManifest(BaseModel):
     """Run settings (window, frames, thresholds, switches)."""
     served_images: int | None = None
     """The most images per request the served model takes, when its start-up check found fewer
-    than the settings asked for and the segments were shortened to fit (``settings`` holds the
-    layout used: ``max_segment_windows``, ``max_frames_per_call``); None when they were not."""
+    than the settings asked for and this clip's segments were shortened to fit (``settings``
+    holds the layout used: ``max_segment_windows``, ``max_frames_per_call``); None when they
+    were not."""
     calls: dict[str, int] = Field(default_factory=dict)
     """Role -> number of requests sent to a backbone (every attempt, failed ones included)."""
     failed_requests: int = 0

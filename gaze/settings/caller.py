@@ -116,6 +116,7 @@ def build_caller(
             ctx.usd_per_mtok_out,
         ),
         check=start_check if check else None,
+        checked_for=f"{most_images(ctx)} at {ctx.max_side} px",
         request_timeout_s=ctx.request_timeout_s,
         breaker_after=ctx.breaker_after,
         max_reply_chars=ctx.max_reply_chars,

@@ -145,9 +145,19 @@ class Computation:
     max_segment_windows: int = field(
         default=4,
         metadata=describe(
-            "Longest segment, in windows; longer subtask spans are split. Each segment costs "
-            "an observer, a specialist and (with findings) a critic call: 4 keeps a 60 s clip "
-            "at 14 calls at most; 2 halves what each call sends and doubles the calls."
+            "Segment length, in windows, of a clip up to segments_per_clip such segments; "
+            "longer subtask spans are split. Each segment costs an observer, a specialist and "
+            "(with findings) a critic call: 4 keeps a 60 s clip at 14 calls at most; 2 halves "
+            "what each call sends and doubles the calls."
+        ),
+    )
+    segments_per_clip: int = field(
+        default=model_defaults.SEGMENTS_PER_CLIP,
+        metadata=describe(
+            "Segments a longer clip is cut into by length: its segments grow past "
+            "max_segment_windows, up to the frames max_frames_per_call and the served model "
+            "take, so a 180 s clip needs no more calls than a 60 s one (subtask spans may cut "
+            "more). 0: segments never grow."
         ),
     )
     segment_observers: bool = field(
@@ -162,10 +172,11 @@ class Computation:
     max_frames_per_call: int = field(
         default=model_defaults.MAX_FRAMES_PER_CALL,
         metadata=describe(
-            "Most frames sent in one observer, specialist or critic call (spread evenly). At "
-            "64 a four-window segment is sent whole, so its frames repeat, byte for byte and "
-            "in order, what an observer sent before (a prefix cache reuses them); lower it "
-            "with max_segment_windows (32 with 2) for a model with a shorter context."
+            "Most frames sent in one observer, specialist or critic call (spread evenly), and "
+            "how far a long clip's segments grow (192: twelve windows). A segment is sent "
+            "whole, so its frames repeat, byte for byte and in order, what an observer sent "
+            "before (a prefix cache reuses them). A server that takes fewer gets shorter "
+            "segments; lower it with max_segment_windows (32 with 2) for a shorter context."
         ),
     )
 

@@ -26,18 +26,17 @@ SEGMENT_ROLES = ("observer", "specialist", "critic")
 
 def fit_layout(ctx: GazeContext, most: int) -> GazeContext | None:
     """The context whose requests carry at most ``most`` images (pure): ``ctx`` itself when its
-    requests already do; else segments of as many windows as fit, at the same frames per window,
-    with each call's frames capped to a segment's; None when nothing fits (one window's frames,
-    or the judges', are more than ``most``)."""
+    requests already do; else segments of as many windows as fit, at the same frames per window
+    (a long clip's segments grow no further: ``gaze.settings.segment_length``); None when
+    nothing fits (one window's frames, or the judges', are more than ``most``)."""
     if most_images(ctx) <= most:
         return ctx
     per_window = 1 if ctx.grid else ctx.frames_per_window
-    windows = min(ctx.max_segment_windows, min(ctx.max_frames_per_call, most) // per_window)
+    frames = min(ctx.max_frames_per_call, most) // per_window * per_window  # whole windows
+    windows = min(ctx.max_segment_windows, frames // per_window)
     if windows < 1:
         return None
-    fitted = dataclasses.replace(
-        ctx, max_segment_windows=windows, max_frames_per_call=windows * per_window
-    )
+    fitted = dataclasses.replace(ctx, max_segment_windows=windows, max_frames_per_call=frames)
     return fitted if most_images(fitted) <= most else None
 
 

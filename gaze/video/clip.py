@@ -148,7 +148,9 @@ def _decode(
     sampled: list[tuple[int, float]] = []
     jpegs = BlobStore()
     grids: dict[int, bytes] = {}
-    handed = _Handover(settings, jpegs, grids, on_window)
+    claimed_s = min(claimed_count / fps, settings.max_duration_s) if claimed_count > 0 else 0.0
+    planned = len(empty_windows(claimed_s, settings)) if claimed_s > 0 else 0
+    handed = _Handover(settings, jpegs, grids, on_window, planned)
     times: list[float] = []
     thumbs = _ThumbBuffer()
     measures: list[tuple[float, float, float]] = []
@@ -289,8 +291,10 @@ class _Handover:
         jpegs: BlobStore,
         grids: dict[int, bytes],
         sink: WindowSink | None,
+        planned: int = 0,
     ) -> None:
         self.settings, self.jpegs, self.grids, self.sink = settings, jpegs, grids, sink
+        self.planned = planned  # the container's window count (0: it states none)
         self.filling: Window | None = None
         self.released: dict[int, Window] = {}
 
@@ -316,7 +320,12 @@ class _Handover:
         k = window_of(t, self.settings)
         if self.filling is None and k not in self.released and k > max(self.released, default=-1):
             ws = self.settings.window_s
-            self.filling = Window(index=k, start_s=round(k * ws, 6), end_s=round((k + 1) * ws, 6))
+            self.filling = Window(
+                index=k,
+                start_s=round(k * ws, 6),
+                end_s=round((k + 1) * ws, 6),
+                planned=self.planned,
+            )
         if self.filling is None or k != self.filling.index:
             return  # a timestamp that went back: the final windows decide
         self.filling.frame_indices.append(index)

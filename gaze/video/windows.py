@@ -65,6 +65,9 @@ class Window:
     end_s: float
     frame_indices: list[int] = field(default_factory=list)
     timestamps_s: list[float] = field(default_factory=list)
+    planned: int = field(default=0, compare=False, repr=False)
+    """The clip's window count as its container states it, on a window handed over while the
+    clip decodes (what groups it before the decoded clip's windows are known); 0 otherwise."""
 
     def images(self, grid: bool) -> int:
         """How many images a call is sent for this window: its frames, or one grid."""

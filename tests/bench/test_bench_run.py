@@ -441,7 +441,9 @@ def test_each_baseline_records_the_settings_it_uses_and_no_other():
     b2 = baseline_settings("b2", ctx, samples=5).record()
     b3 = baseline_settings("b3", ctx, samples=5).record()
     assert b1["model"] == "openai:m" and b1["temperature"] == 0.0
-    assert b1["max_frames"] == ctx.max_frames_per_call  # the graph's calls' frame limit
+    assert b1["max_frames"] == 64  # a base segment's frames, as before long clips' segments grew
+    fewer = baseline_settings("b1", GazeContext(model="openai:m", max_frames_per_call=32), 5)
+    assert fewer.record()["max_frames"] == 32  # the graph's calls' frame limit, when lower
     assert "samples" not in b1 and "verify_threshold" not in b1
     assert b2["samples"] == 5 and b2["temperature"] == 0.7  # what its samples were sent at
     assert b3["verify_threshold"] == 0.6 and "samples" not in b3

@@ -11,6 +11,7 @@ from collections import Counter
 from gaze.api import adiagnose
 from gaze.models.scripted import ScriptedBackbone, minimal_instance
 from gaze.settings.context import GazeContext
+from gaze.settings.segment_length import segment_windows
 
 
 def _diagnose(video, instruction, respond, **context):
@@ -123,7 +124,8 @@ def test_a_window_is_observed_while_later_windows_are_still_decoding(tmp_path, m
 
     monkeypatch.setattr(store, "_Decoding", Recorded)
     _diagnose(video, "put the block on the plate", respond)
-    groups = -(-23 // GazeContext().max_segment_windows)  # 23 windows, a segment's per call
+    per_call = segment_windows(GazeContext(), 23)  # 23 windows: a segment's per call (six)
+    groups = -(-23 // per_call)
     assert events.count("observer asked") == groups and events.count("clip decoded") == 1
     assert events.index("observer asked") < events.index("clip decoded")
 

@@ -48,7 +48,8 @@ def test_too_few_images_per_prompt_is_one_line_naming_the_vllm_flag(forge_dir, f
     assert code == 2 and len(clip_requests) <= 2
     assert all(images_in(s.body) == 1 for s in clip_requests)
     line = one_line_error(capsys.readouterr().err)
-    assert "refuses 64 images" in line and "--limit-mm-per-prompt '{\"image\": 64}'" in line
+    # the most a run sends: a long clip's twelve-window segments (four windows up to 64 s)
+    assert "refuses 192 images" in line and "--limit-mm-per-prompt '{\"image\": 192}'" in line
     assert "--max-segment-windows 2 --max-frames-per-call 32" in line  # or send fewer
 
 
@@ -146,12 +147,16 @@ def test_no_layout_fits_a_server_that_takes_fewer_than_the_judges_frames(
         )
     assert code == 2  # the judges send 33 images: one line, as before
     line = one_line_error(capsys.readouterr().err)
-    assert "refuses 64 images" in line
+    assert "refuses 192 images" in line
 
 
 def test_fit_layout_keeps_every_frame_in_fewer_windows_per_call():
     ctx = GazeContext()
-    assert fit_layout(ctx, 64) is ctx
+    assert fit_layout(ctx, 192) is ctx
+    four = fit_layout(ctx, 64)  # a server built for 64: four-window segments, grown no further
+    assert four is not None and (four.max_segment_windows, four.max_frames_per_call) == (4, 64)
+    nine = fit_layout(ctx, 159)  # gpt-4o's 128k context at 768 px: whole windows of 159
+    assert nine is not None and (nine.max_segment_windows, nine.max_frames_per_call) == (4, 144)
     two = fit_layout(ctx, 33)
     assert two is not None and (two.max_segment_windows, two.max_frames_per_call) == (2, 32)
     one = fit_layout(ctx, 20)
@@ -160,8 +165,9 @@ def test_fit_layout_keeps_every_frame_in_fewer_windows_per_call():
     judged = GazeContext(sections=["diagnosis", "pa_ia"])
     assert fit_layout(judged, 32) is None  # the judges' 32 frames and the initial scene
     grid = GazeContext(grid=True)
-    fitted = fit_layout(grid, 40)  # a grid sends one image per window: four windows fit
-    assert fitted is not None and (fitted.max_segment_windows, fitted.max_frames_per_call) == (4, 4)
+    fitted = fit_layout(grid, 40)  # a grid sends one image per window: forty windows fit
+    assert fitted is not None
+    assert (fitted.max_segment_windows, fitted.max_frames_per_call) == (4, 40)
 
 
 def test_bench_run_fits_every_clip_to_a_server_per_the_old_readme(long_clip, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 from typing import Any
@@ -122,9 +123,12 @@ class OpenAIChat:
 
     async def context_length(self) -> int | None:
         """The served model's context length where the server says (vLLM's ``max_model_len``
-        on ``/v1/models``); None when it does not or cannot be asked."""
+        on ``/v1/models``), or the listed one of a model on OpenAI's own API (which does not
+        say); None when neither is known."""
         if not self.base_url:
-            return None
+            from gaze.models.prices import listed_context
+
+            return await asyncio.to_thread(listed_context, f"openai:{self.model}")
         try:
             return await _models_context(self._client)
         except Exception:  # a server without /models, or an odd reply: nothing learned
