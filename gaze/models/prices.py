@@ -141,13 +141,21 @@ def _version() -> str:
         return "?"
 
 
+def _listed_as(model: str) -> tuple[str, str] | None:
+    """(genai-prices' provider id, model name) of ``provider:model``; None for a provider it
+    does not list (scripted, local servers) or a name missing."""
+    provider, _, name = model.partition(":")
+    provider_id = PROVIDER_IDS.get(provider)
+    return (provider_id, name) if provider_id is not None and name else None
+
+
 @functools.cache
 def list_price(model: str) -> Price | None:
     """genai-prices' price of ``provider:model`` per million tokens (None: not listed)."""
-    provider, _, name = model.partition(":")
-    provider_id = PROVIDER_IDS.get(provider)
-    if provider_id is None or not name:
+    listed = _listed_as(model)
+    if listed is None:
         return None
+    provider_id, name = listed
     prices = _price_data()
 
     def per_million(usage: Any) -> float:
@@ -168,10 +176,10 @@ def list_price(model: str) -> Price | None:
 def listed_context(model: str) -> int | None:
     """genai-prices' context window of ``provider:model`` in tokens (None: not listed): what
     a hosted API, which does not report it, takes in one request."""
-    provider, _, name = model.partition(":")
-    provider_id = PROVIDER_IDS.get(provider)
-    if provider_id is None or not name:
+    listed = _listed_as(model)
+    if listed is None:
         return None
+    provider_id, name = listed
     try:
         _, found = (
             _price_data()
