@@ -61,8 +61,9 @@ from gaze.models.scripted import minimal_instance  # noqa: E402
 from tests.prefix_cache import (  # noqa: E402
     CAPACITY_TOKENS,
     PrefixCache,
-    data_url_bytes,
-    image_patches,
+    media_url,
+    url_frames,
+    url_tokens,
 )
 from tests.standin import StandIn, chat_reply, minimal_chat  # noqa: E402
 
@@ -83,13 +84,6 @@ def against_robogaze(requests: float, duration_s: float) -> str:
     return "-"
 
 
-def image_tokens(data_url: str) -> tuple[int, int]:
-    """(estimated tokens, bytes) of a data-URL JPEG: the stand-in server's count, one token per
-    28x28 patch."""
-    raw = data_url_bytes(data_url)
-    return image_patches(raw), len(raw)
-
-
 def flatten(body: dict[str, Any]) -> list[tuple[str, str]]:
     """A request as a sequence of (kind, content) parts in the order the model reads them."""
     parts: list[tuple[str, str]] = []
@@ -100,8 +94,9 @@ def flatten(body: dict[str, Any]) -> list[tuple[str, str]]:
             parts.append(("text", content))
             continue
         for part in content:
-            if part["type"] == "image_url":
-                parts.append(("image", part["image_url"]["url"]))
+            url = media_url(part)
+            if url is not None:
+                parts.append(("image", url))
             else:
                 parts.append(("text", part["text"]))
     return parts
@@ -128,16 +123,17 @@ def measure(bodies: list[dict[str, Any]]) -> dict[str, float]:
         for position, (kind, content) in enumerate(parts):
             if kind != "image":
                 continue
-            tokens, size = image_tokens(content)
-            images += 1
-            image_bytes += size
+            tokens = url_tokens(content)  # the stand-in server's count
             sent += tokens
             if position < longest:
                 shared += tokens
-            digest = hashlib.sha256(content.encode()).hexdigest()
-            if digest not in seen:
-                seen.add(digest)
-                distinct_bytes += size
+            for frame in url_frames(content):
+                images += 1
+                image_bytes += len(frame)
+                digest = hashlib.sha256(frame).hexdigest()
+                if digest not in seen:
+                    seen.add(digest)
+                    distinct_bytes += len(frame)
     return {
         "requests": len(requests),
         "images": images,

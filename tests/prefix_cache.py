@@ -66,6 +66,29 @@ def image_patches(raw: bytes) -> int:
     return math.ceil(width / PATCH) * math.ceil(height / PATCH)
 
 
+def media_url(part: dict[str, Any]) -> str | None:
+    """The data URL of an image or video part (None for text)."""
+    kind = part["type"]
+    return part[kind]["url"] if kind in ("image_url", "video_url") else None
+
+
+def url_frames(url: str) -> list[bytes]:
+    """The JPEGs a data URL carries: one image, or a video's frames as vLLM reads
+    ``data:video/jpeg;base64,F1,F2,...``."""
+    if url.startswith("data:video/jpeg"):
+        return [base64.b64decode(f) for f in url.split(",")[1:]]
+    return [data_url_bytes(url)]
+
+
+def url_tokens(url: str) -> int:
+    """Tokens of an image or video, Qwen-VL style: a video's frames merge two by two in time
+    (its temporal patch of 2), so n frames cost ceil(n / 2) frames' patches."""
+    frames = url_frames(url)
+    if url.startswith("data:video/"):
+        return math.ceil(len(frames) / 2) * image_patches(frames[0])
+    return image_patches(frames[0])
+
+
 def request_tokens(body: dict[str, Any]) -> list[tuple[str, bool]]:
     """An OpenAI chat request as (token, is_image) in the order the model reads them."""
     tokens: list[tuple[str, bool]] = []
@@ -74,11 +97,10 @@ def request_tokens(body: dict[str, Any]) -> list[tuple[str, bool]]:
         content = message["content"]
         parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
         for part in parts:
-            if part["type"] == "image_url":
-                url = part["image_url"]["url"]
+            url = media_url(part)
+            if url is not None:
                 digest = hashlib.sha256(url.encode()).hexdigest()[:16]
-                patches = image_patches(data_url_bytes(url))
-                tokens += [(f"<img {digest} {i}>", True) for i in range(patches)]
+                tokens += [(f"<img {digest} {i}>", True) for i in range(url_tokens(url))]
             else:
                 text = part["text"]
                 tokens += [(text[i : i + 4], False) for i in range(0, len(text), 4)]

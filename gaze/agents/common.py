@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from gaze.models.protocol import ImagePart, Message, Part, TextPart
+from gaze.models.protocol import ImagePart, Message, Part, TextPart, VideoPart
 
 NOT_AVAILABLE = "(not available)"
 
@@ -20,17 +20,47 @@ def frame_parts(frames: Sequence[tuple[float, bytes]], header: str) -> Message:
     return Message("user", tuple(parts))
 
 
+WindowOf = Callable[[float], int]
+"""The window of the clip a frame's time falls in (the rule that put each frame in its window)."""
+
+
+def video_parts(frames: Sequence[tuple[float, bytes]], header: str, window_of: WindowOf) -> Message:
+    """A user message: a header, then the frames of each window of the clip as one video
+    preceded by its time label. Windows are cut on the clip's own grid (``window_of``), not
+    from the list's start, so every call that shows a window sends the same video."""
+    parts: list[Part] = [TextPart(header)]
+    runs: list[list[tuple[float, bytes]]] = []
+    for time_s, jpeg in frames:
+        if runs and window_of(runs[-1][0][0]) == window_of(time_s):
+            runs[-1].append((time_s, jpeg))
+        else:
+            runs.append([(time_s, jpeg)])
+    for run in runs:
+        first, last = run[0][0], run[-1][0]
+        every = (last - first) / (len(run) - 1) if len(run) > 1 else 0.0
+        parts.append(TextPart(f"t={first:.2f}-{last:.2f}s, {len(run)} frames every {every:.2f}s"))
+        parts.append(VideoPart(tuple(ImagePart(jpeg) for _, jpeg in run)))
+    return Message("user", tuple(parts))
+
+
 FRAMES_HEADER = "Frames, in time order:"
 
 
-def frames_then_task(frames: Sequence[tuple[float, bytes]], task: str) -> list[Message]:
+def frames_then_task(
+    frames: Sequence[tuple[float, bytes]], task: str, video_windows: WindowOf | None = None
+) -> list[Message]:
     """The request layout every call that sees frames shares, so a server's prefix cache (vLLM's
     automatic prefix caching, hosted prompt caching) reuses what an earlier call sent: a static
     system prompt identical for every role, then the frames (same bytes, labels and order for
-    every call that sees them), and only then the role's per-call task text."""
+    every call that sees them), and only then the role's per-call task text. With
+    ``video_windows``, several frames go as one video per window (``video_parts``); a lone
+    frame stays an image."""
     from gaze.prompts import load_prompt
 
-    shown = frame_parts(frames, FRAMES_HEADER)
+    if video_windows is not None and len(frames) > 1:
+        shown = video_parts(frames, FRAMES_HEADER, video_windows)
+    else:
+        shown = frame_parts(frames, FRAMES_HEADER)
     return [
         Message.text("system", load_prompt("frames_system").render()),
         Message("user", (*shown.parts, TextPart(task))),

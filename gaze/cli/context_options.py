@@ -36,6 +36,7 @@ RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "--segments-per-clip": ("segments_per_clip", click.IntRange(0, 64)),
     "--jpeg-quality": ("jpeg_quality", click.IntRange(1, 100)),
     "--image-detail": ("image_detail", click.Choice(["auto", "low", "high"])),
+    "--frames-as": ("frames_as", click.Choice(["images", "video"])),
     "--frames-per-window": ("frames_per_window", click.IntRange(1, 64)),
     "--top-k": ("top_k", click.IntRange(1, 6)),
     "--critic-threshold": ("critic_threshold", click.FloatRange(0, 1)),

@@ -104,6 +104,7 @@ async def critic(state: State, runtime: Runtime[GazeContext]) -> Update:
                 task_memory=state.get("task_memory"),
                 scene_memory=state.get("scene_memory"),
                 max_retries=ctx.max_retries,
+                video_windows=ctx.video_windows(),
             )
         return segment_id, group, result
 

@@ -99,7 +99,13 @@ async def observe_windows(
         async with svc.frames_gate.hold(count):  # frames are read only when they may go out
             frames = [f for w in group for f in svc.clips.frames(video, w)]
             result = await observer.observe_windows(
-                svc.caller, instruction, refs, frames, known, ctx.max_retries
+                svc.caller,
+                instruction,
+                refs,
+                frames,
+                known,
+                ctx.max_retries,
+                ctx.video_windows(),
             )
         observations = []
         for k, ref in enumerate(refs):

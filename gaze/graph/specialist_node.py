@@ -33,6 +33,7 @@ async def run_specialist(task: SpecialistTask, runtime: Runtime[GazeContext]) ->
             observations=task["observations"],
             pixel_hints=task["pixel_hints"],
             max_retries=ctx.max_retries,
+            video_windows=ctx.video_windows(),
         )
     wheres = [f"{segment['id']}/{d}" for d in dimensions]
     hypotheses: list[Hypothesis] = []

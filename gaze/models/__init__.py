@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         NoReplyError,
         TextPart,
         TransientModelError,
+        VideoPart,
     )
     from gaze.models.registry import bind_roles, make_backbone, parse_spec
     from gaze.models.scripted import ScriptedBackbone
@@ -47,6 +48,7 @@ __getattr__ = lazy_members(
         "NoReplyError": "protocol",
         "TextPart": "protocol",
         "TransientModelError": "protocol",
+        "VideoPart": "protocol",
         "bind_roles": "registry",
         "make_backbone": "registry",
         "parse_spec": "registry",
@@ -73,6 +75,7 @@ __all__ = [
     "Structured",
     "TextPart",
     "TransientModelError",
+    "VideoPart",
     "ask",
     "bind_roles",
     "make_backbone",

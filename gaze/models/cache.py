@@ -20,7 +20,7 @@ from typing import Any
 from platformdirs import user_cache_dir
 
 from gaze.errors import GazeInputError
-from gaze.models.protocol import ImagePart, ModelReply, ModelRequest
+from gaze.models.protocol import ModelReply, ModelRequest, TextPart, media_ref
 from gaze.redact import public_url
 
 LATER_COLUMNS = (("refusal", "TEXT"), ("cached_tokens", "INTEGER"))
@@ -46,7 +46,10 @@ def public_endpoint(base_url: str | None) -> str:
 
 def cache_key(provider: str, model: str, endpoint: str, request: ModelRequest) -> str:
     messages = [
-        [m.role, [p.text if not isinstance(p, ImagePart) else f"image:{p.sha256}" for p in m.parts]]
+        [
+            m.role,
+            [p.text if isinstance(p, TextPart) else media_ref(p) for p in m.parts],
+        ]
         for m in request.messages
     ]
     payload = {

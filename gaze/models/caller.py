@@ -184,7 +184,7 @@ class Caller:
             model=self.model_name(request.role),
             input_tokens=0,
             output_tokens=0,
-            images=request.images,
+            images=request.frames,
             latency_s=0.0,
             cache_hit=False,
             attempts=1,
@@ -418,5 +418,5 @@ async def _passed(check: asyncio.Future[None], request: ModelRequest) -> None:
     try:
         await asyncio.shield(check)
     except FewerImagesServed as exc:
-        if not exc.allows(request.images):
+        if not exc.allows(request.frames):
             raise

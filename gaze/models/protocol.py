@@ -42,7 +42,29 @@ class ImagePart:
             object.__setattr__(self, "sha256", hashlib.sha256(self.jpeg).hexdigest())
 
 
-Part = TextPart | ImagePart
+@dataclass(frozen=True)
+class VideoPart:
+    """Consecutive frames sent as one video: JPEGs in time order, each as sent alone. A server
+    whose model merges frames in time (Qwen-VL: two frames to one set of tokens) computes
+    about half an image's tokens per frame; every frame is still sent."""
+
+    frames: tuple[ImagePart, ...]
+    sha256: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.sha256:
+            joined = ",".join(f.sha256 for f in self.frames).encode()
+            object.__setattr__(self, "sha256", hashlib.sha256(joined).hexdigest())
+
+
+Part = TextPart | ImagePart | VideoPart
+
+
+def media_ref(part: ImagePart | VideoPart) -> str:
+    """How a cache key names an image or a video: ``image:SHA`` or ``video:SHA`` (the hash of
+    its frames' hashes: the same frames as images, or cut into other videos, are another
+    request)."""
+    return f"{'video' if isinstance(part, VideoPart) else 'image'}:{part.sha256}"
 
 
 @dataclass(frozen=True)
@@ -56,7 +78,21 @@ class Message:
 
     @property
     def images(self) -> int:
+        """Image parts (what a server's images-per-prompt limit counts)."""
         return sum(isinstance(p, ImagePart) for p in self.parts)
+
+    @property
+    def videos(self) -> int:
+        return sum(isinstance(p, VideoPart) for p in self.parts)
+
+    @property
+    def frames(self) -> int:
+        """Frames shown: each image, and each frame of each video."""
+        return sum(
+            1 if isinstance(p, ImagePart) else len(p.frames)
+            for p in self.parts
+            if not isinstance(p, TextPart)
+        )
 
 
 @dataclass(frozen=True)
@@ -75,6 +111,14 @@ class ModelRequest:
     @property
     def images(self) -> int:
         return sum(m.images for m in self.messages)
+
+    @property
+    def videos(self) -> int:
+        return sum(m.videos for m in self.messages)
+
+    @property
+    def frames(self) -> int:
+        return sum(m.frames for m in self.messages)
 
 
 @dataclass

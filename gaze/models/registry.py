@@ -27,6 +27,7 @@ from gaze.models.protocol import (
     ModelRequest,
     TextPart,
     TransientModelError,
+    VideoPart,
 )
 from gaze.redact import public_url, redact, register_key_variable
 
@@ -263,12 +264,14 @@ async def preflight(
     retry: RetryPolicy | None = None,
     timeout_s: float = defaults.REQUEST_TIMEOUT_S,
     images: int = 1,
+    videos: int = 0,
     refused: str = "",
 ) -> None:
-    """One tiny call with ``images`` images and a JSON schema, so an unusable backbone fails
-    before any clip work: unreachable server, rejected key, unknown model, no image or schema
-    support (or, with ``refused``, fewer images per prompt than gaze sends). Transient errors
-    get the same budget and backoff as every other call."""
+    """One tiny call with ``images`` images (or ``videos`` videos of two frames) and a JSON
+    schema, so an unusable backbone fails before any clip work: unreachable server, rejected
+    key, unknown model, no image or schema support (or, with ``refused``, fewer images or
+    videos per prompt than gaze sends). Transient errors get the same budget and backoff as
+    every other call."""
     if backbone.provider == "scripted":
         return
     policy = retry or RetryPolicy()
@@ -280,7 +283,8 @@ async def preflight(
             Message(
                 "user",
                 (
-                    *(ImagePart(jpeg) for _ in range(images)),
+                    *(ImagePart(jpeg) for _ in range(images if not videos else 0)),
+                    *(VideoPart((ImagePart(jpeg),) * 2) for _ in range(videos)),
                     TextPart('Reply with the JSON object {"ok": true}.'),
                 ),
             ),

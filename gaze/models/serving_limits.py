@@ -30,30 +30,41 @@ SHORTER_SEGMENTS = "--max-segment-windows 2 --max-frames-per-call 32"
 requests: half the frames per request, twice the calls."""
 
 
-_REFUSAL = re.compile(r"at most (\d+) image", re.IGNORECASE)
-"""vLLM's refusal: "At most N image(s) may be provided in one prompt" (or "request")."""
+_REFUSAL = re.compile(r"at most (\d+) (image|video)", re.IGNORECASE)
+"""vLLM's refusal: "At most N image(s) may be provided in one prompt" (or "request"; or
+"video(s)")."""
 
 
-def images_refused_above(error: BaseException) -> int | None:
-    """The image limit a server's refusal states, when it states one."""
+def images_refused_above(error: BaseException, video_frames: int = 0) -> int | None:
+    """The frame limit a server's refusal states, when it states one: its images, or with
+    ``video_frames`` frames per video, its videos' frames."""
     found = _REFUSAL.search(str(error))
-    return int(found.group(1)) if found else None
+    if found is None:
+        return None
+    return int(found.group(1)) * (video_frames if found.group(2).lower() == "video" else 1)
 
 
-def images_within(backbone: Backbone, context: int, max_side: int) -> int:
-    """The most images at ``max_side`` a request fits in ``context`` tokens."""
-    return max(0, (context - TEXT_TOKENS) // _per_image(backbone, max_side))
+def images_within(backbone: Backbone, context: int, max_side: int, video: bool = False) -> int:
+    """The most frames at ``max_side`` a request fits in ``context`` tokens."""
+    return max(0, (context - TEXT_TOKENS) // _per_frame(backbone, max_side, video))
 
 
-def _per_image(backbone: Backbone, max_side: int) -> int:
+def _per_frame(backbone: Backbone, max_side: int, video: bool) -> int:
+    """Tokens of one frame at ``max_side`` (4:3); in a video, half of that on a patch-rule
+    server (Qwen-VL merges each two frames into one set of tokens)."""
     width, height = max_side, math.ceil(max_side * 3 / 4)
-    return max(1, image_tokens(rule_for(backbone), width, height))
+    rule = rule_for(backbone)
+    tokens = image_tokens(rule, width, height)
+    return max(1, math.ceil(tokens / 2) if video and rule == "patches28" else tokens)
 
 
-def largest_request_tokens(backbone: Backbone, images: int, max_side: int) -> int:
+def largest_request_tokens(
+    backbone: Backbone, images: int, max_side: int, video: bool = False
+) -> int:
     """Input tokens of the largest request gaze would send: ``images`` frames at
-    ``max_side`` (4:3, the common case) plus the prompt text and the reply."""
-    return images * _per_image(backbone, max_side) + TEXT_TOKENS
+    ``max_side`` (4:3, the common case), as images or in videos, plus the prompt text and the
+    reply."""
+    return images * _per_frame(backbone, max_side, video) + TEXT_TOKENS
 
 
 async def startup_check(
@@ -65,13 +76,15 @@ async def startup_check(
     attempts: int,
     retry: RetryPolicy,
     timeout_s: float,
+    video_frames: int = 0,
 ) -> None:
     """The whole start-up check of a backbone, its three questions asked at once (one call's
     latency, not three): does a one-image structured call work; does a call with ``images``
-    images; what context length does the server report. The one-image answer is judged first:
-    when it fails, its error says more than the larger call's."""
+    images (with ``video_frames``, that many frames as videos of ``video_frames`` each:
+    ``--frames-as video``); what context length does the server report. The one-image answer
+    is judged first: when it fails, its error says more than the larger call's."""
 
-    def probe(images: int = 1, refused: str = "") -> asyncio.Future[None]:
+    def probe(images: int = 1, refused: str = "", videos: int = 0) -> asyncio.Future[None]:
         return asyncio.ensure_future(
             preflight(
                 backbone,
@@ -80,12 +93,25 @@ async def startup_check(
                 retry=retry,
                 timeout_s=timeout_s,
                 images=images,
+                videos=videos,
                 refused=refused,
             )
         )
 
     jobs: list[asyncio.Future[Any]] = [probe()]
-    if backbone.provider == "openai" and images > 1:
+    videos = math.ceil(images / video_frames) if video_frames else 0
+    if backbone.provider == "openai" and videos:
+        refused = (
+            f"the server refused a request with {videos} videos, which gaze sends with "
+            "--frames-as video; serve a video model on vLLM with "
+            f"--limit-mm-per-prompt '{{\"video\": {videos}}}' (and --media-io-kwargs "
+            '\'{"video": {"num_frames": -1}}\'), '
+            "or use --frames-as images"
+        )
+        jobs.append(probe(1, refused, videos))
+        if hasattr(backbone, "context_length"):
+            jobs.append(asyncio.ensure_future(_context_length(backbone, timeout_s)))
+    elif backbone.provider == "openai" and images > 1:
         refused = (
             f"the server refuses {images} images in one prompt, which gaze sends; start vLLM "
             f"with --limit-mm-per-prompt '{{\"image\": {images}}}' or send fewer "
@@ -109,12 +135,15 @@ async def startup_check(
         for job in jobs:
             job.cancel()
         await asyncio.gather(*jobs, return_exceptions=True)
-    needed = largest_request_tokens(backbone, images, max_side)
+    video = video_frames > 0
+    needed = largest_request_tokens(backbone, images, max_side, video)
     too_long = context is not None and context < needed
     if refusal is None and not too_long:
         return
-    refused_above = images_refused_above(refusal) if refusal is not None else None
-    context_fits = images_within(backbone, context, max_side) if too_long and context else None
+    refused_above = images_refused_above(refusal, video_frames) if refusal is not None else None
+    context_fits = (
+        images_within(backbone, context, max_side, video) if too_long and context else None
+    )
     served = [refused_above] if refusal is not None else []
     served += [context_fits] if context_fits is not None else []
     if refusal is not None and not (
@@ -124,7 +153,8 @@ async def startup_check(
     else:
         message = (
             f"{where}: the model's context is {context:,} tokens but gaze's largest request is "
-            f"about {needed:,} ({images} images at {max_side} px); start vLLM with "
+            f"about {needed:,} ({images} {'frames as videos' if video else 'images'} at "
+            f"{max_side} px); start vLLM with "
             f"--max-model-len {needed} or lower --max-side, or send shorter segments "
             f"({SHORTER_SEGMENTS})"
         )

@@ -8,7 +8,8 @@ estimates let a user see, before and beside the bill, what a layout or an image 
 - ``gemini``: 258 tokens per image up to 384 px a side; larger images are tiled in 768x768
   tiles of 258 tokens each.
 - ``patches28`` (Qwen-VL style, the usual vLLM / SGLang vision model): one token per 28x28
-  patch of the image as sent.
+  patch of the image as sent; a video's frames are merged two by two in time (Qwen-VL's
+  temporal patch of 2 frames), so a video of n frames costs ceil(n / 2) frames' tokens.
 Text is estimated at 4 characters a token.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from gaze.models.protocol import Backbone, ImagePart, ModelRequest, TextPart
+from gaze.models.protocol import Backbone, ImagePart, ModelRequest, TextPart, VideoPart
 
 RULES = ("openai", "gemini", "patches28")
 
@@ -70,6 +71,16 @@ def image_tokens(rule: str, width: int, height: int, detail: str = "auto") -> in
     return math.ceil(width / 28) * math.ceil(height / 28)
 
 
+def video_tokens(rule: str, video: VideoPart, detail: str = "auto") -> int:
+    """Tokens of a video part: its frames two by two on a patch-rule server, each frame in
+    full on any other."""
+    if not video.frames:
+        return 0
+    frame = image_tokens(rule, *jpeg_size(video.frames[0].jpeg), detail)
+    count = len(video.frames)
+    return frame * (math.ceil(count / 2) if rule == "patches28" else count)
+
+
 def estimate_input_tokens(request: ModelRequest, rule: str, detail: str = "auto") -> int:
     """Estimated input tokens of a whole request (text at 4 characters a token)."""
     total = 0
@@ -77,6 +88,8 @@ def estimate_input_tokens(request: ModelRequest, rule: str, detail: str = "auto"
         for part in message.parts:
             if isinstance(part, ImagePart):
                 total += image_tokens(rule, *jpeg_size(part.jpeg), detail)
+            elif isinstance(part, VideoPart):
+                total += video_tokens(rule, part, detail)
             elif isinstance(part, TextPart):
                 total += math.ceil(len(part.text) / 4)
     return total

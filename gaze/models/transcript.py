@@ -28,7 +28,7 @@ from typing_extensions import TypedDict
 
 from gaze.errors import GazeInputError
 from gaze.models.caller import CallRecord
-from gaze.models.protocol import ImagePart, ModelRequest, TextPart
+from gaze.models.protocol import ImagePart, ModelRequest, TextPart, VideoPart
 from gaze.redact import redact
 
 TRANSCRIPT_FORMAT = 1
@@ -56,8 +56,9 @@ class Exchange(TypedDict):
     sample: int
     temperature: float
     messages: list[dict[str, Any]]
-    """``{"role", "parts"}`` per message; a part is ``{"text": ...}`` or ``{"image": sha256,
-    "label": the frame's time label}`` (the frame's bytes are not copied)."""
+    """``{"role", "parts"}`` per message; a part is ``{"text": ...}``, ``{"image": sha256,
+    "label": the frame's time label}`` or ``{"video": [sha256 of each frame], "label": its
+    time span}`` (the frames' bytes are not copied)."""
     reply: str | None
     """The raw reply text (None: no reply came)."""
     reply_chars: int
@@ -124,6 +125,9 @@ def _parts(request: ModelRequest) -> list[dict[str, Any]]:
         for part in message.parts:
             if isinstance(part, ImagePart):
                 parts.append({"image": part.sha256, "label": label})
+            elif isinstance(part, VideoPart):
+                frames = [f.sha256 for f in part.frames]
+                parts.append({"video": frames, "label": label})
             elif isinstance(part, TextPart):
                 parts.append({"text": redact(part.text)})
                 label = part.text.strip() if len(part.text) < 40 else ""

@@ -161,7 +161,7 @@ class RunManifest(BaseModel):
     output_tokens: int = 0
     """Output tokens, where providers report them."""
     images: int = 0
-    """Images sent to backbones."""
+    """Frames sent to backbones (as images, or in videos)."""
     estimated_input_tokens: int = 0
     """Input tokens of the requests sent, by each provider's published image-token rule."""
     cached_input_tokens: int = 0

@@ -15,6 +15,7 @@ from gaze.models.prices import Pricing
 from gaze.models.protocol import Backbone
 from gaze.models.registry import bind_roles
 from gaze.models.serving_limits import startup_check
+from gaze.models.tokens import rule_for
 from gaze.settings.context import SECTIONS, GazeContext
 from gaze.video.windows import SamplingSettings
 
@@ -40,6 +41,12 @@ def check_context(ctx: GazeContext) -> None:
         )
     if not 1 <= ctx.jpeg_quality <= 100 or ctx.image_detail not in ("auto", "low", "high"):
         raise GazeInputError("jpeg_quality must be 1-100 and image_detail auto, low or high")
+    if ctx.frames_as not in ("images", "video"):
+        raise GazeInputError("frames_as must be images or video")
+    if ctx.frames_as == "video" and ctx.grid:
+        raise GazeInputError(
+            "frames_as=video sends each window as one video and grid as one image: choose one"
+        )
     if not 0 <= ctx.temperature <= 2:
         raise GazeInputError("temperature must be in [0, 2]")
     if ctx.request_timeout_s <= 0 or ctx.clip_timeout_s <= 0 or ctx.breaker_after < 0:
@@ -65,6 +72,26 @@ def most_images(ctx: GazeContext) -> int:
     return max(ctx.max_frames_per_call, ctx.frames_per_window, judge_images, progress_images)
 
 
+VIDEO_ROLES = ("observer", "specialist", "critic")
+"""The roles whose calls send a window's frames as a video with frames_as=video."""
+
+
+def check_video_backbones(backbones: Mapping[str, Backbone]) -> None:
+    """frames_as=video only where a video part can go: an OpenAI-compatible server of one's own
+    (vLLM's ``data:video/jpeg``), or the scripted backbone. OpenAI's and Gemini's APIs take no
+    such part, and sending the frames as images instead would bill what the user chose not to."""
+    for role in VIDEO_ROLES:
+        backbone = backbones.get(role, backbones.get("default"))
+        if backbone is None or backbone.provider == "scripted":
+            continue
+        if backbone.provider != "openai" or rule_for(backbone) != "patches28":
+            raise GazeInputError(
+                f"--frames-as video: the {role} model {backbone.provider}:{backbone.model} "
+                "takes no video parts; it needs an OpenAI-compatible server of a video model "
+                "(vLLM, with --base-url), or use --frames-as images"
+            )
+
+
 def build_caller(
     ctx: GazeContext, backbones: Mapping[str, Backbone] | None = None, *, check: bool = True
 ) -> Caller:
@@ -81,6 +108,8 @@ def build_caller(
         most_images(ctx),
         ctx.request_timeout_s,
     )
+    if ctx.frames_as == "video":
+        check_video_backbones(bindings.backbones)
     retry = RetryPolicy(initial_s=ctx.retry_initial_s, max_s=ctx.retry_max_s)
 
     async def check_one(backbone: Backbone, where: str) -> None:
@@ -89,6 +118,7 @@ def build_caller(
             where,
             images=most_images(ctx),
             max_side=ctx.max_side,
+            video_frames=ctx.frames_per_window if ctx.frames_as == "video" else 0,
             attempts=1 + ctx.max_retries,
             retry=retry,
             timeout_s=ctx.request_timeout_s,
@@ -116,7 +146,8 @@ def build_caller(
             ctx.usd_per_mtok_out,
         ),
         check=start_check if check else None,
-        checked_for=f"{most_images(ctx)} at {ctx.max_side} px",
+        checked_for=f"{most_images(ctx)} at {ctx.max_side} px"
+        + (f" as videos of {ctx.frames_per_window}" if ctx.frames_as == "video" else ""),
         request_timeout_s=ctx.request_timeout_s,
         breaker_after=ctx.breaker_after,
         max_reply_chars=ctx.max_reply_chars,

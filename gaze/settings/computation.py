@@ -3,12 +3,14 @@ sampling, thresholds, ablation switches). A batch run resumes only under the sam
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gaze.environment import from_environment, model_of
 from gaze.models import defaults as model_defaults
 from gaze.settings.describe import describe
-from gaze.video.windows import SamplingSettings
+from gaze.video.windows import SamplingSettings, window_at
 
 _SAMPLING = SamplingSettings()
 """The sampling defaults live with the sampling code; the settings take them from there."""
@@ -89,6 +91,16 @@ class Computation:
             "Send each window as one grid image of its frames, each tile stamped with its time "
             "(RoboGaze's layout; max_side is then the grid's longest side): a few large images "
             "per clip instead of many small ones."
+        ),
+    )
+    frames_as: str = field(
+        default="images",
+        metadata=describe(
+            "How the observer, specialist and critic calls send a window's frames: images (one "
+            "image part per frame; every provider) or video (one video part per window, its "
+            "frames as JPEGs, as vLLM takes data:video/jpeg; Qwen-VL models merge each two "
+            "frames into one set of tokens: about half the image tokens, every frame still "
+            "sent). video needs an OpenAI-compatible server (--base-url) serving a video model."
         ),
     )
     image_detail: str = field(
@@ -182,6 +194,13 @@ class Computation:
 
     def resolved_model(self) -> str | None:
         return model_of(self.model)
+
+    def video_windows(self) -> Callable[[float], int] | None:
+        """How frames-seeing calls cut their videos: the window of the clip a frame's time
+        falls in; None: they send images."""
+        if self.frames_as != "video":
+            return None
+        return functools.partial(window_at, window_s=self.window_s)
 
     def resolved_base_url(self) -> str | None:
         return self.base_url or from_environment("base_url")

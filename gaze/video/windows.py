@@ -83,7 +83,12 @@ def target_times(duration_s: float, settings: SamplingSettings) -> list[float]:
 
 def window_of(time_s: float, settings: SamplingSettings) -> int:
     """Index of the window a sampling instant belongs to."""
-    return int(math.floor(round(time_s / settings.window_s, 9)))
+    return window_at(time_s, settings.window_s)
+
+
+def window_at(time_s: float, window_s: float) -> int:
+    """Index of the ``window_s`` window an instant belongs to."""
+    return int(math.floor(round(time_s / window_s, 9)))
 
 
 def empty_windows(duration_s: float, settings: SamplingSettings) -> list[Window]:

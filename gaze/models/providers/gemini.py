@@ -72,10 +72,12 @@ class GeminiChat:
         for message in request.messages:
             if message.role == "system":
                 continue
+            if message.videos:  # refused at start-up (settings.caller.check_video_backbones)
+                raise ModelConfigError("the gemini provider takes no data:video/jpeg parts")
             parts = [
                 types.Part.from_bytes(data=p.jpeg, mime_type="image/jpeg")
                 if isinstance(p, ImagePart)
-                else types.Part.from_text(text=p.text)
+                else types.Part.from_text(text=getattr(p, "text", ""))
                 for p in message.parts
             ]
             contents.append(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gaze.models.protocol import ImagePart, ModelCallError, ModelReply, ModelRequest
-from gaze.video.frames import data_url
+from gaze.models.protocol import ModelCallError, ModelReply, ModelRequest
+from gaze.models.providers.openai_chat import chat_part
 
 
 class LangChainChat:
@@ -30,13 +30,8 @@ class LangChainChat:
         kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
         out = []
         for message in request.messages:
-            if message.images:
-                content: Any = [
-                    {"type": "image_url", "image_url": {"url": data_url(p.jpeg)}}
-                    if isinstance(p, ImagePart)
-                    else {"type": "text", "text": p.text}
-                    for p in message.parts
-                ]
+            if message.frames:
+                content: Any = [chat_part(p) for p in message.parts]
             else:
                 content = "".join(getattr(p, "text", "") for p in message.parts)
             out.append(kinds[message.role](content=content))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import os
 from typing import Any
@@ -16,7 +17,9 @@ from gaze.models.protocol import (
     ModelConfigError,
     ModelReply,
     ModelRequest,
+    Part,
     TransientModelError,
+    VideoPart,
     as_count,
     retry_after_header,
     status_error,
@@ -50,16 +53,23 @@ def settle_legacy_httpx() -> None:
         import httpx  # noqa: F401
 
 
+def chat_part(part: Part, detail: str = "auto") -> dict[str, Any]:
+    """One content part of an OpenAI-style chat message. A video goes as vLLM takes a
+    sequence of frames, ``data:video/jpeg;base64,`` then each JPEG in base64, comma-separated
+    (the frames as sent, none re-sampled while the server's video ``num_frames`` allows them)."""
+    if isinstance(part, ImagePart):
+        image = {} if detail == "auto" else {"detail": detail}
+        return {"type": "image_url", "image_url": {"url": data_url(part.jpeg), **image}}
+    if isinstance(part, VideoPart):
+        frames = ",".join(base64.b64encode(f.jpeg).decode("ascii") for f in part.frames)
+        return {"type": "video_url", "video_url": {"url": "data:video/jpeg;base64," + frames}}
+    return {"type": "text", "text": part.text}
+
+
 def _content(message: Message, detail: str = "auto") -> Any:
     if message.role != "user":
         return "".join(getattr(p, "text", "") for p in message.parts)
-    image = {} if detail == "auto" else {"detail": detail}
-    return [
-        {"type": "image_url", "image_url": {"url": data_url(p.jpeg), **image}}
-        if isinstance(p, ImagePart)
-        else {"type": "text", "text": p.text}
-        for p in message.parts
-    ]
+    return [chat_part(p, detail) for p in message.parts]
 
 
 def request_body(model: str, request: ModelRequest, detail: str = "auto") -> dict[str, Any]:

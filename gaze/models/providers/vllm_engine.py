@@ -13,8 +13,8 @@ import asyncio
 from typing import Any
 
 from gaze.models import defaults
-from gaze.models.protocol import ImagePart, ModelConfigError, ModelReply, ModelRequest
-from gaze.video.frames import data_url
+from gaze.models.protocol import ModelConfigError, ModelReply, ModelRequest
+from gaze.models.providers.openai_chat import chat_part
 
 
 def chat_messages(request: ModelRequest) -> list[dict[str, Any]]:
@@ -22,12 +22,7 @@ def chat_messages(request: ModelRequest) -> list[dict[str, Any]]:
     return [
         {
             "role": m.role,
-            "content": [
-                {"type": "image_url", "image_url": {"url": data_url(p.jpeg)}}
-                if isinstance(p, ImagePart)
-                else {"type": "text", "text": p.text}
-                for p in m.parts
-            ],
+            "content": [chat_part(p) for p in m.parts],
         }
         for m in request.messages
     ]
