@@ -35,6 +35,18 @@ _REFUSAL = re.compile(r"at most (\d+) (image|video)", re.IGNORECASE)
 "video(s)")."""
 
 
+OPENAI_IMAGES_PER_REQUEST = 500
+"""The most images OpenAI's own API takes in one request (its vision guide's input
+requirements: up to 500 images and 50 MB of image bytes per request)."""
+
+
+def openai_takes(backbone: Backbone, images: int) -> bool:
+    """Whether ``images`` images per request are within what OpenAI's own API documents, so
+    its start-up check need not send them: at high detail 192 probe images bill about 49k
+    tokens, paid again by every run the cache does not answer."""
+    return rule_for(backbone) == "openai" and images <= OPENAI_IMAGES_PER_REQUEST
+
+
 def images_refused_above(error: BaseException, video_frames: int = 0) -> int | None:
     """The frame limit a server's refusal states, when it states one: its images, or with
     ``video_frames`` frames per video, its videos' frames."""
@@ -81,8 +93,9 @@ async def startup_check(
     """The whole start-up check of a backbone, its three questions asked at once (one call's
     latency, not three): does a one-image structured call work; does a call with ``images``
     images (with ``video_frames``, that many frames as videos of ``video_frames`` each:
-    ``--frames-as video``); what context length does the server report. The one-image answer
-    is judged first: when it fails, its error says more than the larger call's."""
+    ``--frames-as video``; not asked of OpenAI's own API, which documents 500); what context
+    length does the server report (or list). The one-image answer is judged first: when it
+    fails, its error says more than the larger call's."""
 
     def probe(images: int = 1, refused: str = "", videos: int = 0) -> asyncio.Future[None]:
         return asyncio.ensure_future(
@@ -98,7 +111,9 @@ async def startup_check(
             )
         )
 
-    jobs: list[asyncio.Future[Any]] = [probe()]
+    first = probe()
+    many: asyncio.Future[None] | None = None
+    listed: asyncio.Future[int | None] | None = None
     videos = math.ceil(images / video_frames) if video_frames else 0
     if backbone.provider == "openai" and videos:
         refused = (
@@ -108,29 +123,28 @@ async def startup_check(
             '\'{"video": {"num_frames": -1}}\'), '
             "or use --frames-as images"
         )
-        jobs.append(probe(1, refused, videos))
-        if hasattr(backbone, "context_length"):
-            jobs.append(asyncio.ensure_future(_context_length(backbone, timeout_s)))
-    elif backbone.provider == "openai" and images > 1:
+        many = probe(1, refused, videos)
+    elif backbone.provider == "openai" and images > 1 and not openai_takes(backbone, images):
         refused = (
             f"the server refuses {images} images in one prompt, which gaze sends; start vLLM "
             f"with --limit-mm-per-prompt '{{\"image\": {images}}}' or send fewer "
             f"({SHORTER_SEGMENTS}, or a lower --frames-per-window)"
         )
-        jobs.append(probe(images, refused))
-        if hasattr(backbone, "context_length"):
-            jobs.append(asyncio.ensure_future(_context_length(backbone, timeout_s)))
+        many = probe(images, refused)
+    if backbone.provider == "openai" and images > 1 and hasattr(backbone, "context_length"):
+        listed = asyncio.ensure_future(_context_length(backbone, timeout_s))
+    jobs = [job for job in (first, many, listed) if job is not None]
     refusal: ModelConfigError | None = None
     try:
-        await jobs[0]
-        if len(jobs) > 1:
+        await first
+        if many is not None:
             try:
-                await jobs[1]
+                await many
             except ModelConfigError as exc:
                 if isinstance(exc, EndpointUnreachableError):
                     raise
                 refusal = exc
-        context = await jobs[2] if len(jobs) > 2 else None
+        context = await listed if listed is not None else None
     finally:
         for job in jobs:
             job.cancel()

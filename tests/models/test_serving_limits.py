@@ -215,3 +215,35 @@ def test_a_graph_run_nobody_prepared_fits_its_segments_too(long_clip, tmp_path, 
     assert report.manifest.settings["max_segment_windows"] == 2
     assert report.manifest.calls["observer"] == 3
     assert max(sent_images(seen)) <= 33 and len(frames_seen(seen)) == 24 * 4
+
+
+def test_openai_itself_is_not_sent_the_many_image_probe_but_is_fitted_to_its_context(
+    monkeypatch,
+):
+    """OpenAI's API documents 500 images per request: its start-up check sends only the
+    one-image call (192 probe images would bill about 49k tokens a run) and still fits the
+    layout to gpt-4o's listed 128,000-token context."""
+    import openai
+
+    from gaze.models.caller import RetryPolicy
+    from gaze.models.protocol import FewerImagesServed
+    from gaze.models.providers.openai_chat import OpenAIChat
+    from gaze.models.serving_limits import startup_check
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-sent")
+    hosted = OpenAIChat("gpt-4o")  # no base URL: OpenAI's own API, as its rules see it
+    with StandIn(responder=vllm_like(max_images=1)) as server:
+        hosted._client = openai.AsyncOpenAI(
+            api_key="sk-test-not-sent", base_url=server.url + "/v1", max_retries=0
+        )
+        check = startup_check(
+            hosted, "openai:gpt-4o", images=192, max_side=768, attempts=1,
+            retry=RetryPolicy(), timeout_s=10,
+        )  # fmt: skip
+        try:
+            asyncio.run(check)
+            raise AssertionError("192 frames at 768 px do not fit 128,000 tokens")
+        except FewerImagesServed as fitted:
+            assert fitted.images == 159
+        seen = [s for s in server.seen if s.body is not None]
+    assert [images_in(s.body) for s in seen] == [1]
