@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from gaze.models.protocol import ImagePart, Message, Part, TextPart, VideoPart
@@ -20,18 +21,25 @@ def frame_parts(frames: Sequence[tuple[float, bytes]], header: str) -> Message:
     return Message("user", tuple(parts))
 
 
-WindowOf = Callable[[float], int]
-"""The window of the clip a frame's time falls in (the rule that put each frame in its window)."""
+@dataclass(frozen=True)
+class VideoCut:
+    """How frames are sent as videos: one per window of the clip."""
+
+    window_of: Callable[[float], int]
+    """The window a frame's time falls in (the rule that put each frame in its window)."""
+    fps: float
+    """The clip's sampling rate (frames per window / window length), which the server's own
+    time stamps of a video follow."""
 
 
-def video_parts(frames: Sequence[tuple[float, bytes]], header: str, window_of: WindowOf) -> Message:
+def video_parts(frames: Sequence[tuple[float, bytes]], header: str, cut: VideoCut) -> Message:
     """A user message: a header, then the frames of each window of the clip as one video
-    preceded by its time label. Windows are cut on the clip's own grid (``window_of``), not
-    from the list's start, so every call that shows a window sends the same video."""
+    preceded by its time label. Windows are cut on the clip's own grid, not from the list's
+    start, so every call that shows a window sends the same video."""
     parts: list[Part] = [TextPart(header)]
     runs: list[list[tuple[float, bytes]]] = []
     for time_s, jpeg in frames:
-        if runs and window_of(runs[-1][0][0]) == window_of(time_s):
+        if runs and cut.window_of(runs[-1][0][0]) == cut.window_of(time_s):
             runs[-1].append((time_s, jpeg))
         else:
             runs.append([(time_s, jpeg)])
@@ -39,7 +47,7 @@ def video_parts(frames: Sequence[tuple[float, bytes]], header: str, window_of: W
         first, last = run[0][0], run[-1][0]
         every = (last - first) / (len(run) - 1) if len(run) > 1 else 0.0
         parts.append(TextPart(f"t={first:.2f}-{last:.2f}s, {len(run)} frames every {every:.2f}s"))
-        parts.append(VideoPart(tuple(ImagePart(jpeg) for _, jpeg in run)))
+        parts.append(VideoPart(tuple(ImagePart(jpeg) for _, jpeg in run), cut.fps))
     return Message("user", tuple(parts))
 
 
@@ -47,7 +55,7 @@ FRAMES_HEADER = "Frames, in time order:"
 
 
 def frames_then_task(
-    frames: Sequence[tuple[float, bytes]], task: str, video_windows: WindowOf | None = None
+    frames: Sequence[tuple[float, bytes]], task: str, video_windows: VideoCut | None = None
 ) -> list[Message]:
     """The request layout every call that sees frames shares, so a server's prefix cache (vLLM's
     automatic prefix caching, hosted prompt caching) reuses what an earlier call sent: a static

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gaze.agents.common import WindowOf, as_text, frames_then_task, span_text
+from gaze.agents.common import VideoCut, as_text, frames_then_task, span_text
 from gaze.matching.spans import merged
 from gaze.models.caller import Caller
 from gaze.models.structured import Structured, ask
@@ -60,7 +60,7 @@ async def criticise(
     task_memory: TaskMemoryRecord | None,
     scene_memory: SceneMemoryRecord | None,
     max_retries: int,
-    video_windows: WindowOf | None = None,
+    video_windows: VideoCut | None = None,
 ) -> Structured[CriticOutput]:
     prompt = load_prompt("critic")
     where = f"{segment['id']} ({span_text(segment['start_s'], segment['end_s'])})"

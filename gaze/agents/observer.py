@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from gaze.agents.common import WindowOf, as_text, frames_then_task, span_text
+from gaze.agents.common import VideoCut, as_text, frames_then_task, span_text
 from gaze.models.caller import Caller
 from gaze.models.structured import Structured, ask, extract_json
 from gaze.prompts import load_prompt
@@ -78,7 +78,7 @@ async def observe_windows(
     frames: Sequence[tuple[float, bytes]],
     task_memory: TaskMemoryRecord | None,
     max_retries: int,
-    video_windows: WindowOf | None = None,
+    video_windows: VideoCut | None = None,
 ) -> Structured[Any]:
     """The observer's account of each of ``windows`` (consecutive; ``frames`` are theirs, in
     time order): one call, one entry per window in its answer. ``video_windows``: frames go

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from gaze.agents.common import WindowOf, as_text, frames_then_task, span_text
+from gaze.agents.common import VideoCut, as_text, frames_then_task, span_text
 from gaze.models.caller import Caller
 from gaze.models.structured import Structured, ask, extract_json
 from gaze.prompts import load_prompt
@@ -172,7 +172,7 @@ async def examine(
     observations: str,
     pixel_hints: str,
     max_retries: int,
-    video_windows: WindowOf | None = None,
+    video_windows: VideoCut | None = None,
 ) -> Structured[Any]:
     """One call for the segment's routed ``dimensions``: its answer has a part per dimension."""
     prompt = load_prompt("specialist")

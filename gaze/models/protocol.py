@@ -49,6 +49,9 @@ class VideoPart:
     about half an image's tokens per frame; every frame is still sent."""
 
     frames: tuple[ImagePart, ...]
+    fps: float = 0.0
+    """Frames per second of the frames as sampled (0: not known); the server's own time stamps
+    of the video follow it."""
     sha256: str = ""
 
     def __post_init__(self) -> None:

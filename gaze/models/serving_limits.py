@@ -119,9 +119,7 @@ async def startup_check(
         refused = (
             f"the server refused a request with {videos} videos, which gaze sends with "
             "--frames-as video; serve a video model on vLLM with "
-            f"--limit-mm-per-prompt '{{\"video\": {videos}}}' (and --media-io-kwargs "
-            '\'{"video": {"num_frames": -1}}\'), '
-            "or use --frames-as images"
+            f"--limit-mm-per-prompt '{{\"video\": {videos}}}', or use --frames-as images"
         )
         many = probe(1, refused, videos)
     elif backbone.provider == "openai" and images > 1 and not openai_takes(backbone, images):

@@ -4,9 +4,9 @@ sampling, thresholds, ablation switches). A batch run resumes only under the sam
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from gaze.agents.common import VideoCut
 from gaze.environment import from_environment, model_of
 from gaze.models import defaults as model_defaults
 from gaze.settings.describe import describe
@@ -195,12 +195,13 @@ class Computation:
     def resolved_model(self) -> str | None:
         return model_of(self.model)
 
-    def video_windows(self) -> Callable[[float], int] | None:
-        """How frames-seeing calls cut their videos: the window of the clip a frame's time
-        falls in; None: they send images."""
+    def video_windows(self) -> VideoCut | None:
+        """How frames-seeing calls cut their videos (one per window of the clip); None: they
+        send images."""
         if self.frames_as != "video":
             return None
-        return functools.partial(window_at, window_s=self.window_s)
+        window_of = functools.partial(window_at, window_s=self.window_s)
+        return VideoCut(window_of, round(self.frames_per_window / self.window_s, 6))
 
     def resolved_base_url(self) -> str | None:
         return self.base_url or from_environment("base_url")

@@ -10,7 +10,7 @@ import math
 import cv2
 import numpy as np
 
-from gaze.agents.common import frames_then_task
+from gaze.agents.common import VideoCut, frames_then_task
 from gaze.models.cache import cache_key
 from gaze.models.protocol import ImagePart, Message, ModelRequest, TextPart, VideoPart
 from gaze.models.providers.openai_chat import request_body
@@ -26,7 +26,7 @@ def jpeg(level: int, width: int = 320, height: int = 240) -> bytes:
     return raw.tobytes()
 
 
-WINDOW_OF = functools.partial(window_at, window_s=4.0)
+WINDOW_OF = VideoCut(functools.partial(window_at, window_s=4.0), 4.0)
 
 FRAMES = [(round(i * 0.25, 6), jpeg(i)) for i in range(16, 48)]
 """Two windows of 4 s at 4 fps, 4.00-11.75 s (windows 1 and 2 of a clip)."""
@@ -62,6 +62,11 @@ def test_a_video_goes_out_as_vllm_reads_a_sequence_of_jpegs():
     assert url.startswith("data:video/jpeg;base64,")
     sent = [base64.b64decode(f) for f in url.removeprefix("data:video/jpeg;base64,").split(",")]
     assert sent == [j for _, j in FRAMES[:16]]
+    # vLLM keeps 32 frames of a video and assumes 1 per second unless asked otherwise.
+    body = request_body("m", request)
+    assert body["media_io_kwargs"] == {"video": {"num_frames": -1, "fps": 4.0}}
+    images = ModelRequest("observer", (frames_then_task(FRAMES[:16], "t")[1],), "X")
+    assert "media_io_kwargs" not in request_body("m", images)
 
 
 def test_video_tokens_merge_two_frames_on_a_patch_server_and_none_elsewhere():

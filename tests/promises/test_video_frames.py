@@ -74,6 +74,10 @@ def test_video_parts_carry_every_frame_and_cost_half_the_image_tokens(long_clip)
     assert shown_as_video == shown_as_images
     distinct = {f for urls in _media(video_work, "video_url") for u in urls for f in url_frames(u)}
     assert len(distinct) == 24 * 4  # every frame of the 24 s clip at 4 per second
+    # Each request with videos asks vLLM to keep every frame and read them at 4 per second.
+    for seen in video_work:
+        expected = {"video": {"num_frames": -1, "fps": 4.0}} if _videos(seen.body) else None
+        assert seen.body.get("media_io_kwargs") == expected
     # Grounding's lone initial frame stays an image.
     assert sum(map(len, _media(video_work, "image_url"))) == 1
 
@@ -165,6 +169,6 @@ def test_a_server_that_takes_no_video_fails_at_start_in_one_line(long_clip):
     line = proc.stderr.strip()
     assert "\n" not in line and "Traceback" not in line
     assert "refused a request with 12 videos" in line and "--frames-as images" in line
-    assert "--limit-mm-per-prompt '{\"video\": 12}'" in line and '"num_frames": -1' in line
+    assert "--limit-mm-per-prompt '{\"video\": 12}'" in line
     assert "not supported" in line  # the server's own reason
     assert all(_videos(s.body) == 0 for s in work)  # only grounding went out with the check

@@ -90,7 +90,18 @@ def request_body(model: str, request: ModelRequest, detail: str = "auto") -> dic
             },
         }
     body["temperature"] = request.temperature
+    videos = [p for m in request.messages for p in m.parts if isinstance(p, VideoPart)]
+    if videos:
+        body["media_io_kwargs"] = video_io(videos[0].fps)
     return body
+
+
+def video_io(fps: float) -> dict[str, dict[str, Any]]:
+    """vLLM's per-request media settings (merged with the server's ``--media-io-kwargs``; a
+    server that does not know the field ignores it): every frame of a video kept (its default
+    keeps 32), and the frames' own rate, which the model's time stamps are computed from (its
+    default assumes 1 frame per second)."""
+    return {"video": {"num_frames": -1, **({"fps": fps} if fps > 0 else {})}}
 
 
 class OpenAIChat:
