@@ -89,13 +89,15 @@ async def startup_check(
     retry: RetryPolicy,
     timeout_s: float,
     video_frames: int = 0,
+    judge_images: int = 0,
 ) -> None:
     """The whole start-up check of a backbone, its three questions asked at once (one call's
     latency, not three): does a one-image structured call work; does a call with ``images``
     images (with ``video_frames``, that many frames as videos of ``video_frames`` each:
     ``--frames-as video``; not asked of OpenAI's own API, which documents 500); what context
-    length does the server report (or list). The one-image answer is judged first: when it
-    fails, its error says more than the larger call's."""
+    length does the server report (or list); with videos, does a call with the judges'
+    ``judge_images`` images (they still send images). The one-image answer is judged first:
+    when it fails, its error says more than the larger call's."""
 
     def probe(images: int = 1, refused: str = "", videos: int = 0) -> asyncio.Future[None]:
         return asyncio.ensure_future(
@@ -113,6 +115,7 @@ async def startup_check(
 
     first = probe()
     many: asyncio.Future[None] | None = None
+    judges: asyncio.Future[None] | None = None
     listed: asyncio.Future[int | None] | None = None
     videos = math.ceil(images / video_frames) if video_frames else 0
     if backbone.provider == "openai" and videos:
@@ -122,6 +125,13 @@ async def startup_check(
             f"--limit-mm-per-prompt '{{\"video\": {videos}}}', or use --frames-as images"
         )
         many = probe(1, refused, videos)
+        if judge_images > 1:
+            judged = (
+                f"the server refuses {judge_images} images in one prompt, which gaze's judges "
+                f"send (--sections pa_ia, progress); start vLLM with --limit-mm-per-prompt "
+                f'\'{{"image": {judge_images}, "video": {videos}}}\''
+            )
+            judges = probe(judge_images, judged)
     elif backbone.provider == "openai" and images > 1 and not openai_takes(backbone, images):
         refused = (
             f"the server refuses {images} images in one prompt, which gaze sends; start vLLM "
@@ -131,10 +141,12 @@ async def startup_check(
         many = probe(images, refused)
     if backbone.provider == "openai" and images > 1 and hasattr(backbone, "context_length"):
         listed = asyncio.ensure_future(_context_length(backbone, timeout_s))
-    jobs = [job for job in (first, many, listed) if job is not None]
+    jobs = [job for job in (first, many, listed, judges) if job is not None]
     refusal: ModelConfigError | None = None
     try:
         await first
+        if judges is not None:
+            await judges  # refused: one line (the segments' fit cannot help the judges)
         if many is not None:
             try:
                 await many

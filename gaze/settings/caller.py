@@ -66,10 +66,15 @@ def sampling_of(ctx: GazeContext) -> SamplingSettings:
 
 
 def most_images(ctx: GazeContext) -> int:
-    """The most images one request of this run can carry."""
-    judge_images = MAX_JUDGE_FRAMES + 1 if "pa_ia" in ctx.sections else 0  # + the initial scene
-    progress_images = MAX_PROGRESS_CHUNK if "progress" in ctx.sections else 0
-    return max(ctx.max_frames_per_call, ctx.frames_per_window, judge_images, progress_images)
+    """The most images (or frames in videos) one request of this run can carry."""
+    return max(ctx.max_frames_per_call, ctx.frames_per_window, judge_images(ctx))
+
+
+def judge_images(ctx: GazeContext) -> int:
+    """The most images one judge or progress request of this run carries (0: no judges)."""
+    judge = MAX_JUDGE_FRAMES + 1 if "pa_ia" in ctx.sections else 0  # + the initial scene
+    progress = MAX_PROGRESS_CHUNK if "progress" in ctx.sections else 0
+    return max(judge, progress)
 
 
 VIDEO_ROLES = ("observer", "specialist", "critic")
@@ -119,6 +124,7 @@ def build_caller(
             images=most_images(ctx),
             max_side=ctx.max_side,
             video_frames=ctx.frames_per_window if ctx.frames_as == "video" else 0,
+            judge_images=judge_images(ctx) if ctx.frames_as == "video" else 0,
             attempts=1 + ctx.max_retries,
             retry=retry,
             timeout_s=ctx.request_timeout_s,

@@ -40,6 +40,15 @@ def _videos(body):
     )
 
 
+def _images(body):
+    return sum(
+        part["type"] == "image_url"
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for part in message["content"]
+    )
+
+
 def _media(work, kind):
     """Each request's media parts of ``kind`` (image_url or video_url), as URLs in order."""
     return [
@@ -176,3 +185,25 @@ def test_a_server_that_takes_no_video_fails_at_start_in_one_line(long_clip):
     assert "--limit-mm-per-prompt '{\"video\": 12}'" in line
     assert "not supported" in line  # the server's own reason
     assert all(_videos(s.body) == 0 for s in work)  # only grounding went out with the check
+
+
+def test_with_videos_the_judges_images_are_still_checked_at_start(long_clip):
+    """The judges (``--sections pa_ia``) send 33 images even with ``--frames-as video``: a
+    server that takes the videos but fewer images fails at start in one line, not mid-run."""
+    path, row = long_clip
+
+    def sixteen_images(body):
+        if isinstance(body, dict) and _images(body) > 16:
+            return error_reply(400, "At most 16 image(s) may be provided in one prompt.")
+        return minimal_chat(body)
+
+    with StandIn(responder=sixteen_images) as server:
+        proc = gaze_cli(
+            "diagnose", str(path), "-i", row.instruction, "--model", "openai:m",
+            "--base-url", server.url + "/v1", "--no-cache", "--frames-as", "video",
+            "--sections", "diagnosis,pa_ia",
+        )  # fmt: skip
+    assert proc.returncode == 2
+    line = proc.stderr.strip()
+    assert "\n" not in line and "refuses 33 images" in line and "judges" in line
+    assert '--limit-mm-per-prompt \'{"image": 33, "video": 12}\'' in line
