@@ -31,22 +31,25 @@ def _run(path, row, *options):
     return Report.model_validate_json(proc.stdout), work, served
 
 
-def _videos(body):
+def _count(body, kind):
+    """How many parts of ``kind`` (image_url or video_url) a request carries."""
     return sum(
-        part["type"] == "video_url"
+        part["type"] == kind
         for message in body["messages"]
         if isinstance(message["content"], list)
         for part in message["content"]
     )
 
 
-def _images(body):
-    return sum(
-        part["type"] == "image_url"
-        for message in body["messages"]
-        if isinstance(message["content"], list)
-        for part in message["content"]
-    )
+def refusing(kind, most, noun):
+    """A stand-in's answers: vLLM's refusal past ``most`` parts of ``kind``."""
+
+    def respond(body):
+        if isinstance(body, dict) and _count(body, kind) > most:
+            return error_reply(400, f"At most {most} {noun}(s) may be provided in one prompt.")
+        return minimal_chat(body)
+
+    return respond
 
 
 def _media(work, kind):
@@ -85,7 +88,9 @@ def test_video_parts_carry_every_frame_and_cost_half_the_image_tokens(long_clip)
     assert len(distinct) == 24 * 4  # every frame of the 24 s clip at 4 per second
     # Each request with videos asks vLLM to keep every frame and read them at 4 per second.
     for seen in video_work:
-        expected = {"video": {"num_frames": -1, "fps": 4.0}} if _videos(seen.body) else None
+        expected = (
+            {"video": {"num_frames": -1, "fps": 4.0}} if _count(seen.body, "video_url") else None
+        )
         assert seen.body.get("media_io_kwargs") == expected
     # Grounding's lone initial frame stays an image.
     assert sum(map(len, _media(video_work, "image_url"))) == 1
@@ -144,12 +149,7 @@ def test_frames_as_video_is_refused_where_no_video_part_can_go(tmp_path):
 def test_a_server_that_refuses_videos_is_named_in_one_line(long_clip):
     path, row = long_clip
 
-    def refuse_videos(body):
-        if isinstance(body, dict) and _videos(body) > 2:
-            return error_reply(400, "At most 2 video(s) may be provided in one prompt.")
-        return minimal_chat(body)
-
-    with StandIn(responder=refuse_videos) as server:
+    with StandIn(responder=refusing("video_url", 2, "video")) as server:
         proc = gaze_cli(
             "diagnose", str(path), "-i", row.instruction, "--model", "openai:m",
             "--base-url", server.url + "/v1", "--json", "--no-cache", "--frames-as", "video",
@@ -168,7 +168,7 @@ def test_a_server_that_takes_no_video_fails_at_start_in_one_line(long_clip):
     path, row = long_clip
 
     def no_video(body):
-        if isinstance(body, dict) and _videos(body):
+        if isinstance(body, dict) and _count(body, "video_url"):
             return error_reply(400, "video input is not supported for this model")
         return minimal_chat(body)
 
@@ -184,7 +184,9 @@ def test_a_server_that_takes_no_video_fails_at_start_in_one_line(long_clip):
     assert "refused a request with 12 videos" in line and "--frames-as images" in line
     assert "--limit-mm-per-prompt '{\"video\": 12}'" in line
     assert "not supported" in line  # the server's own reason
-    assert all(_videos(s.body) == 0 for s in work)  # only grounding went out with the check
+    assert all(
+        _count(s.body, "video_url") == 0 for s in work
+    )  # only grounding went out with the check
 
 
 def test_with_videos_the_judges_images_are_still_checked_at_start(long_clip):
@@ -192,12 +194,7 @@ def test_with_videos_the_judges_images_are_still_checked_at_start(long_clip):
     server that takes the videos but fewer images fails at start in one line, not mid-run."""
     path, row = long_clip
 
-    def sixteen_images(body):
-        if isinstance(body, dict) and _images(body) > 16:
-            return error_reply(400, "At most 16 image(s) may be provided in one prompt.")
-        return minimal_chat(body)
-
-    with StandIn(responder=sixteen_images) as server:
+    with StandIn(responder=refusing("image_url", 16, "image")) as server:
         proc = gaze_cli(
             "diagnose", str(path), "-i", row.instruction, "--model", "openai:m",
             "--base-url", server.url + "/v1", "--no-cache", "--frames-as", "video",
