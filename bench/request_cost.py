@@ -13,7 +13,7 @@ beside the bench's own estimate from whole parts (``unshared image tokens``). ``
 report's own cost line at ``--price`` per million input tokens and ``--cached-price`` per
 million cached ones (from the tokens the server reported cached).
 
-    python bench/request_cost.py [--durations 8 30 60] [--layouts frames grid]
+    python bench/request_cost.py [--durations 8 30 60 | --clip VIDEO ...] [--layouts frames grid]
                                  [--replies minimal findings subtasks]
                                  [--settings "--window-s 12 ..."]
                                  [--against "--segments-per-clip 0"]
@@ -23,6 +23,8 @@ nothing, so no critic runs: a clean clip); ``findings``: every specialist propos
 hypothesis and the critic verifies them (a clip with something to check); ``subtasks``: the task
 has three subtasks, under way from 0, 10 and 22 s, so segments follow subtask spans that start
 on odd windows too (as a real observer's claims make them), and nothing is found.
+
+``--clip VIDEO`` measures a video of your own (a real clip) instead of the forge's clips.
 
 ``--settings`` passes further `gaze diagnose` options (for example longer windows at the same
 4 frames per second, ``--window-s 12 --frames-per-window 48``, which make fewer, larger calls).
@@ -210,6 +212,14 @@ def one_run(
     return m
 
 
+def container_seconds(path: Path) -> float:
+    """A video's duration as its container states it."""
+    import av
+
+    with av.open(str(path)) as container:
+        return round((container.duration or 0) / 1e6, 1)
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--durations", type=float, nargs="+", default=[8, 30, 60])
@@ -229,6 +239,13 @@ def main(argv: list[str]) -> None:
         help="options to compare with in the same run (requests and uncached image tokens "
         'as ratios), e.g. "--segments-per-clip 0": the layout before long clips\' segments '
         "grew",
+    )
+    parser.add_argument(
+        "--clip",
+        type=Path,
+        action="append",
+        help="a video of your own to measure instead of the forge's clips (repeatable; "
+        "--durations is then ignored)",
     )
     parser.add_argument("--cache-tokens", type=int, default=CAPACITY_TOKENS)
     parser.add_argument("--price", type=float, default=HOSTED_USD_PER_MTOK)
@@ -257,9 +274,12 @@ def main(argv: list[str]) -> None:
         price = {"input": args.price, "cached_input": args.cached_price, "output": 0.0}
         prices.write_text(json.dumps({"models": {"openai:m": price}}))
         os.environ["GAZE_PRICES"] = str(prices)
-        plan = [(r, la, d) for r in args.replies for d in args.durations for la in args.layouts]
-        for replies, layout, duration in plan:
-            clip = Path(tmp) / f"clip{duration:g}.mp4"
+        if args.clip:
+            clips = [(path, container_seconds(path)) for path in args.clip]
+        else:
+            clips = [(Path(tmp) / f"clip{d:g}.mp4", d) for d in args.durations]
+        plan = [(r, la, c) for r in args.replies for c in clips for la in args.layouts]
+        for replies, layout, (clip, duration) in plan:
             if not clip.exists():
                 forge_clip(clip, seed=5, failures=["object_teleportation"], duration_s=duration)
             m = one_run(clip, replies, layout, settings, args.cache_tokens, tmp)
