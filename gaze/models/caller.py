@@ -346,7 +346,9 @@ class Caller:
                 self._breaker(backbone)  # it may have opened while this request waited
                 if check is not None and check.done():  # or the check may have failed
                     await _passed(check, request)
-                self.handed_over.set()
+                if not self.handed_over.is_set():
+                    self.handed_over.set()
+                    self.pricing.preload()  # now that it cannot delay the first request
                 started = time.perf_counter()
                 try:
                     reply = await asyncio.wait_for(

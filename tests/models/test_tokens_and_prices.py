@@ -84,3 +84,33 @@ def test_list_prices_come_from_the_maintained_price_data_and_a_user_table_wins(t
     extra = tmp_path / "prices.json"
     extra.write_text(json.dumps({"models": {"openai:gpt-4o": {"input": 1.0, "output": 1.0}}}))
     assert Pricing.load(str(extra)).price_of("openai:gpt-4o") == Price(1.0, 1.0, 1.0)
+
+
+def test_the_price_data_loads_once_the_first_request_is_out_not_before():
+    """Loading genai-prices (about 0.25 s of imports) waits for the caller's first request: a
+    fresh process, so that nothing else has imported it yet."""
+    import subprocess
+    import sys
+
+    script = """
+import asyncio, sys, threading
+from gaze.models.caller import Caller
+from gaze.models.prices import Pricing
+from gaze.models.protocol import Message, ModelRequest
+from gaze.models.scripted import ScriptedBackbone
+
+pricing = Pricing.load()
+caller = Caller({"default": ScriptedBackbone(lambda request: {})}, pricing=pricing)
+before = "genai_prices" in sys.modules
+request = ModelRequest(role="observer", messages=(Message.text("user", "hi"),), schema_name="E")
+asyncio.run(caller.send(request, caller.new_record(request)))
+for thread in threading.enumerate():
+    if thread.name == "gaze-prices":
+        thread.join()
+print(before, "genai_prices" in sys.modules)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-800:]
+    assert done.stdout.split() == ["False", "True"]  # loaded in the background, once sent
