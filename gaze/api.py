@@ -14,12 +14,14 @@ import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gaze.errors import GazeInputError
 from gaze.models.protocol import Backbone, ClipTimeoutError
 from gaze.schema.inputs import ClipInput, clip_input
-from gaze.schema.report import Report
+
+if TYPE_CHECKING:  # the report's models load while the clip runs, not before its request
+    from gaze.schema.report import Report
 
 ProgressHook = Callable[[str, dict[str, Any]], None]
 
@@ -130,6 +132,8 @@ async def _run_graph(
             raise ClipTimeoutError(
                 f"{request.clip_id}: not finished within {ctx.clip_timeout_s:g} s (--clip-timeout)"
             ) from None
+        from gaze.schema.report import Report
+
         return Report.model_validate(final["report"])
     finally:
         if layout is not None:

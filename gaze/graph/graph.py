@@ -25,10 +25,11 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from gaze.graph import critic_node, judge_nodes, nodes, review_node, specialist_node
+from gaze.graph.output_state import OutputState
 from gaze.graph.pixel_default import MODEL_ENTRY, PIXEL_ENTRY, entry, pixel_default
 from gaze.graph.report_node import report
 from gaze.graph.routing import to_specialists
-from gaze.graph.state import START_RUN, InputState, OutputState, SpecialistTask, State
+from gaze.graph.state import START_RUN, InputState, SpecialistTask, State
 from gaze.prompts import PROMPT_IDS, load_prompt
 from gaze.schema.codebook import load_codebook
 from gaze.settings.context import GazeContext

@@ -1,6 +1,7 @@
 """Graph state: what goes in, what nodes share (with a reducer on every field that parallel nodes
-write), and what comes out. Everything is plain JSON data so any checkpointer can store it, and
-every record has its own type so Studio and mypy can tell a window from a hypothesis.
+write), and what comes out (``gaze.graph.output_state``). Everything is plain JSON data so any
+checkpointer can store it, and every record has its own type so Studio and mypy can tell a
+window from a hypothesis.
 
 ``typing_extensions.TypedDict`` throughout: pydantic (and so the LangGraph server's schema
 endpoints) cannot read ``typing.TypedDict`` before Python 3.12.
@@ -11,13 +12,12 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, NotRequired, get_args, get_origin, get_type_hints
 
-from pydantic import ConfigDict, WithJsonSchema, with_config
+from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
 from gaze.models.caller import CallRecord
 from gaze.models.structured import Structured
 from gaze.schema.codebook import DimensionName
-from gaze.schema.export import report_schema_inlined
 from gaze.schema.records import (
     CheckedHypothesis,
     ClipRecord,
@@ -45,7 +45,6 @@ __all__ = [
     "Hypothesis",
     "InputState",
     "Observation",
-    "OutputState",
     "Route",
     "Segment",
     "SpecialistTask",
@@ -70,14 +69,6 @@ class InputState(TypedDict):
     """Image of the initial scene (default: the clip's first frame)."""
     clip_id: NotRequired[str | None]
     """Identifier used in the report (default: the file name)."""
-
-
-@with_config(ConfigDict(use_attribute_docstrings=True))
-class OutputState(TypedDict):
-    """What a run returns: the report as JSON data (``gaze.schema.Report``)."""
-
-    report: Annotated[dict[str, Any], WithJsonSchema(report_schema_inlined())]
-    """The diagnostic report (its schema is the Report model's, as Studio shows it)."""
 
 
 class Update(TypedDict, total=False):

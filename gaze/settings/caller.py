@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gaze.agents.judges import MAX_JUDGE_FRAMES, MAX_PROGRESS_CHUNK
 from gaze.environment import from_environment
 from gaze.errors import GazeInputError
+from gaze.models import defaults
 from gaze.models.cache import ResponseCache
 from gaze.models.caller import Caller, RetryPolicy
 from gaze.models.pool import EndpointPool, check_pool
@@ -72,8 +72,10 @@ def most_images(ctx: GazeContext) -> int:
 
 def judge_images(ctx: GazeContext) -> int:
     """The most images one judge or progress request of this run carries (0: no judges)."""
-    judge = MAX_JUDGE_FRAMES + 1 if "pa_ia" in ctx.sections else 0  # + the initial scene
-    progress = MAX_PROGRESS_CHUNK if "progress" in ctx.sections else 0
+    # read from the defaults, not gaze.agents.judges: that module loads the report's models,
+    # which the start-up check (before the first request) has no use for
+    judge = defaults.JUDGE_FRAMES + 1 if "pa_ia" in ctx.sections else 0  # + the initial scene
+    progress = defaults.JUDGE_FRAMES if "progress" in ctx.sections else 0
     return max(judge, progress)
 
 

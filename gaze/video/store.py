@@ -14,20 +14,21 @@ import concurrent.futures
 import contextlib
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from gaze.errors import GazeInputError
-from gaze.schema.events import Event
 from gaze.video import decoder_pool
 from gaze.video.decode_process import DecodeJob, DecodeRequest, PixelPass
 from gaze.video.first_frame import read_first_frame
 from gaze.video.spill import BlobStore
 from gaze.video.windows import SamplingSettings, Window
 
-if TYPE_CHECKING:  # the parent's first request waits for neither OpenCV nor NumPy
+if TYPE_CHECKING:  # the parent's first request waits for neither OpenCV nor NumPy (nor for
+    # the event models: the pixel pass's events come after it)
+    from gaze.schema.events import Event
     from gaze.video.clip import DecodedClip
 
-PixelEvidence = tuple[Any, list[Event]]
+PixelEvidence: TypeAlias = "tuple[Any, list[Event]]"
 """(signals, candidate events) as the store's pixel pass measured them."""
 
 T = TypeVar("T")
