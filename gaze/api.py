@@ -82,6 +82,7 @@ async def _run_graph(
     from gaze.graph.early import start_early
     from gaze.graph.services import clip_store, close_run, new_run_id, open_run
     from gaze.models.pool import clip_affinity
+    from gaze.models.providers import legacy_httpx
 
     started_at = time.time()
     run_id = new_run_id()
@@ -94,9 +95,10 @@ async def _run_graph(
     # backbones' start-up check runs alongside their first uncached requests
     try:
         if caller is None:
-            svc = await asyncio.to_thread(
-                open_run, run_id, ctx, backbones=backbones, check=preflight, clips=clips
-            )
+            with legacy_httpx.deferred():  # settled below, after the first request
+                svc = await asyncio.to_thread(
+                    open_run, run_id, ctx, backbones=backbones, check=preflight, clips=clips
+                )
         else:
             svc = open_run(run_id, ctx, caller=caller, clips=clips)
     except BaseException:
@@ -118,6 +120,8 @@ async def _run_graph(
         # grounding calls, decoding and the pixel pass start while the graph module loads
         layout = start_early(inputs, svc, ctx)
         await _first_request_handed_over(svc)
+        # on this thread, where replies are parsed, before the graph module imports it too
+        legacy_httpx.settle_legacy_httpx()
         clips.release_heavy()
         graph = await asyncio.to_thread(_load_graph)
         ctx = await layout  # segments as long as the servers take

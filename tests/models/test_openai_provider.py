@@ -250,6 +250,52 @@ def test_an_openai_client_leaves_httpx_whole():
     assert done.stdout.split() == ["False", "True"]
 
 
+def test_a_run_imports_httpx_after_its_first_request_and_before_the_graph_module(tmp_path):
+    """``gaze.diagnose`` builds its clients with the import deferred (it delayed the first
+    request by 20-40 ms) and makes it on the event loop's thread before the graph module, which
+    imports httpx in a worker thread, starts loading. A fresh interpreter, as ``gaze diagnose``
+    runs: the stand-in answers every call with the least valid output."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from gaze.bench.forge import forge_clip
+
+    clip = tmp_path / "clip.mp4"
+    forge_clip(clip, seed=1, failures=[], duration_s=4.0)
+    script = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+import gaze.api
+from gaze.models.providers import legacy_httpx
+from gaze.models.providers.openai_chat import OpenAIChat
+from gaze.settings.context import GazeContext
+from tests.standin import StandIn, minimal_chat
+
+with legacy_httpx.deferred():
+    OpenAIChat("m", base_url="http://127.0.0.1:9/v1")
+built_without = "httpx" not in sys.modules
+seen = []
+load_graph = gaze.api._load_graph
+
+def watched():
+    module = sys.modules.get("httpx")
+    seen.append(hasattr(module, "Response") and hasattr(module, "URL"))
+    return load_graph()
+
+gaze.api._load_graph = watched
+with StandIn(responder=minimal_chat) as server:
+    context = GazeContext(model="openai:m", base_url=server.url + "/v1", use_cache=False)
+    gaze.api.diagnose({str(clip)!r}, "put the block on the plate", context=context)
+print(built_without, seen)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-800:]
+    assert done.stdout.split() == ["True", "[True]"]
+
+
 def test_a_vllm_servers_queue_is_read_from_its_metrics_page_beside_the_api():
     from tests.standin import queue_metrics
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import os
 from typing import Any
 
@@ -24,6 +23,7 @@ from gaze.models.protocol import (
     retry_after_header,
     status_error,
 )
+from gaze.models.providers import legacy_httpx
 from gaze.redact import public_url, redact
 from gaze.video.frames import data_url
 
@@ -37,20 +37,6 @@ SEND_OPTIONS: Any = {"security": {"bearer_auth": True}}
 plain JSON values like gaze's. ``create`` asks for bearer auth this way (SDK 2.40 and later;
 earlier versions always send the key and ignore the option). The JSON and headers sent are the
 same: ``tests/models/test_openai_provider.py`` compares them with ``create``'s."""
-
-
-def settle_legacy_httpx() -> None:
-    """Import httpx whole before this client is built or used.
-
-    The SDK (its ``_httpx2`` shim) looks ``httpx`` up in ``sys.modules`` when it builds a client
-    and while it parses every reply. Other work imports httpx in worker threads (the graph
-    module, through LangGraph; another clip's client): a look-up that lands half-way through that
-    import fails with AttributeError, which read as a malformed reply and cost a retry (one CLI
-    run in four), or failed a clip outright in a Ray worker. An ``import`` statement waits for a
-    half-done import to finish, so after this no look-up can see one. About 50 ms, once per
-    process."""
-    with contextlib.suppress(ImportError):
-        import httpx  # noqa: F401
 
 
 def chat_part(part: Part, detail: str = "auto") -> dict[str, Any]:
@@ -124,7 +110,7 @@ class OpenAIChat:
             raise ModelConfigError(
                 "the openai provider needs the openai SDK: pip install 'gaze[openai]'"
             ) from None
-        settle_legacy_httpx()
+        legacy_httpx.settle_on_build()
         key = os.environ.get(key_env or "OPENAI_API_KEY")
         if not key and not base_url:
             raise ModelConfigError(
