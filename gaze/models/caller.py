@@ -348,7 +348,8 @@ class Caller:
                     await _passed(check, request)
                 if not self.handed_over.is_set():
                     self.handed_over.set()
-                    self.pricing.preload()  # now that it cannot delay the first request
+                    # now that it cannot delay the first request
+                    self.pricing.preload(self.model_name(role) for role in self.bindings)
                 started = time.perf_counter()
                 try:
                     reply = await asyncio.wait_for(

@@ -87,30 +87,34 @@ def test_list_prices_come_from_the_maintained_price_data_and_a_user_table_wins(t
 
 
 def test_the_price_data_loads_once_the_first_request_is_out_not_before():
-    """Loading genai-prices (about 0.25 s of imports) waits for the caller's first request: a
-    fresh process, so that nothing else has imported it yet."""
+    """Loading genai-prices (about 0.25 s of imports) waits for the caller's first request, and
+    then looks up the caller's models: a fresh process, so that nothing else has loaded it."""
     import subprocess
     import sys
 
     script = """
 import asyncio, sys, threading
 from gaze.models.caller import Caller
-from gaze.models.prices import Pricing
+from gaze.models.prices import Pricing, list_price
 from gaze.models.protocol import Message, ModelRequest
 from gaze.models.scripted import ScriptedBackbone
 
+class Hosted(ScriptedBackbone):
+    provider = "openai"  # a model with a list price
+
 pricing = Pricing.load()
-caller = Caller({"default": ScriptedBackbone(lambda request: {})}, pricing=pricing)
+caller = Caller({"default": Hosted(lambda request: {}, model="gpt-4o")}, pricing=pricing)
 before = "genai_prices" in sys.modules
 request = ModelRequest(role="observer", messages=(Message.text("user", "hi"),), schema_name="E")
 asyncio.run(caller.send(request, caller.new_record(request)))
 for thread in threading.enumerate():
     if thread.name == "gaze-prices":
         thread.join()
-print(before, "genai_prices" in sys.modules)
+print(before, "genai_prices" in sys.modules, list_price.cache_info().currsize)
 """
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=60
     )
     assert done.returncode == 0, done.stderr[-800:]
-    assert done.stdout.split() == ["False", "True"]  # loaded in the background, once sent
+    # read in the background once the request was sent: the report finds the price ready
+    assert done.stdout.split() == ["False", "True", "1"]
