@@ -19,7 +19,7 @@ from gaze.models.protocol import (
     ModelConfigError,
 )
 from gaze.models.registry import preflight
-from gaze.models.tokens import image_tokens, rule_for
+from gaze.models.tokens import frames_per_token_set, image_tokens, rule_for
 
 TEXT_TOKENS = 6000
 """Room for the longest prompt text (codebook catalogue, memories, observations) and reply."""
@@ -62,12 +62,12 @@ def images_within(backbone: Backbone, context: int, max_side: int, video: bool =
 
 
 def _per_frame(backbone: Backbone, max_side: int, video: bool) -> int:
-    """Tokens of one frame at ``max_side`` (4:3); in a video, half of that on a patch-rule
-    server (Qwen-VL merges each two frames into one set of tokens)."""
+    """Tokens of one frame at ``max_side`` (4:3); in a video, its share of a set of frames
+    (``tokens.frames_per_token_set``)."""
     width, height = max_side, math.ceil(max_side * 3 / 4)
     rule = rule_for(backbone)
     tokens = image_tokens(rule, width, height)
-    return max(1, math.ceil(tokens / 2) if video and rule == "patches28" else tokens)
+    return max(1, math.ceil(tokens / frames_per_token_set(rule)) if video else tokens)
 
 
 def largest_request_tokens(

@@ -71,14 +71,19 @@ def image_tokens(rule: str, width: int, height: int, detail: str = "auto") -> in
     return math.ceil(width / 28) * math.ceil(height / 28)
 
 
+def frames_per_token_set(rule: str) -> int:
+    """How many consecutive frames of a video share one set of tokens on a server of this image
+    rule: two on a patch-rule server (Qwen2-VL, Qwen2.5-VL and Qwen3-VL merge each two frames,
+    a temporal patch of 2), one (each frame in full) on any other."""
+    return 2 if rule == "patches28" else 1
+
+
 def video_tokens(rule: str, video: VideoPart, detail: str = "auto") -> int:
-    """Tokens of a video part: its frames two by two on a patch-rule server, each frame in
-    full on any other."""
+    """Tokens of a video part: one image's worth per set of frames (``frames_per_token_set``)."""
     if not video.frames:
         return 0
     frame = image_tokens(rule, *jpeg_size(video.frames[0].jpeg), detail)
-    count = len(video.frames)
-    return frame * (math.ceil(count / 2) if rule == "patches28" else count)
+    return frame * math.ceil(len(video.frames) / frames_per_token_set(rule))
 
 
 def estimate_input_tokens(request: ModelRequest, rule: str, detail: str = "auto") -> int:
