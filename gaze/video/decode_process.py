@@ -177,21 +177,10 @@ class _Beside:
             raise self.error
 
 
-NICENESS = 10
-"""How much lower than its parent a decoding child runs (``os.nice``). Decoding is bulk work
-(the child and PyAV's frame threads would take every core), while the parent's event loop
-builds and sends requests that a clip's critical path waits on. At equal priority they shared
-the two cores of a laptop-sized machine, and the first request of ``gaze diagnose`` left
-0.06 s later on an 8 s clip and 0.11 s later on a 60 s one (``bench/graph_latency.py``); where
-cores are free, the child runs as fast as before."""
-
-
 def main() -> None:
     # the protocol gets its own copy of stdout; anything a library prints goes to stderr
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    if hasattr(os, "nice"):  # not on Windows
-        os.nice(NICENESS)
     # what decoding needs (OpenCV, NumPy, PyAV) loads now, while the parent is still starting:
     # the parent's modules leave it out so that its own first request need not wait for it
     import gaze.video.clip

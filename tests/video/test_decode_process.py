@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import threading
 from pathlib import Path
 
@@ -286,21 +285,3 @@ def test_first_frames_of_many_clips_leave_the_default_threads_free(forge_dir, mo
     image = cv2.imdecode(np.frombuffer(frames[0], np.uint8), cv2.IMREAD_COLOR)
     assert image is not None and max(image.shape[:2]) == 160  # a JPEG at the run's largest side
     assert len(set(frames)) == 1
-
-
-@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="process priorities are POSIX")
-def test_the_decoding_child_runs_below_its_parent(long_clip):
-    from gaze.video.decode_process import NICENESS
-
-    async def child_priority() -> int:
-        store = ClipStore(SamplingSettings(), PIXEL_PASS)
-        state = store.start(str(long_clip))
-        try:
-            async for _ in store.windows(str(long_clip)):
-                break  # the child is serving: past its start
-            return os.getpriority(os.PRIO_PROCESS, state.job._decoder.proc.pid)
-        finally:
-            store.close()
-
-    parent = os.getpriority(os.PRIO_PROCESS, 0)
-    assert asyncio.run(child_priority()) == min(19, parent + NICENESS)
