@@ -7,7 +7,6 @@ schema and the sampling parameters; it never contains credentials.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
 import sqlite3
@@ -20,7 +19,7 @@ from typing import Any
 from platformdirs import user_cache_dir
 
 from gaze.errors import GazeInputError
-from gaze.models.protocol import ModelReply, ModelRequest, TextPart, media_ref
+from gaze.models.protocol import ModelReply, ModelRequest, TextPart, media_ref, sha256_hex
 from gaze.redact import public_url
 
 LATER_COLUMNS = (("refusal", "TEXT"), ("cached_tokens", "INTEGER"))
@@ -74,7 +73,7 @@ def finding_key(provider: str, model: str, endpoint: str, finding: str) -> str:
 
 def _digest(payload: dict[str, Any]) -> str:
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return sha256_hex(canonical.encode("utf-8"))
 
 
 def _add_later_columns(db: sqlite3.Connection) -> None:

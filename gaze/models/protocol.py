@@ -30,6 +30,23 @@ class TextPart:
     text: str
 
 
+HASH_PIECE = 2047
+"""Bytes hashed per step: CPython's hashlib lets go of the interpreter for any larger input."""
+
+
+def sha256_hex(data: bytes) -> str:
+    """SHA-256 of ``data`` in hex, hashed in pieces small enough that the interpreter lock is
+    kept. Released, it went to whichever thread held it last (the graph module's import, which
+    runs while the first replies are awaited) for up to a switch interval (5 ms) per frame: the
+    observers' requests of a 30 s clip left 45 ms later (``bench/graph_latency.py``). A frame
+    hashes in microseconds either way."""
+    digest = hashlib.sha256()
+    view = memoryview(data)
+    for start in range(0, len(view), HASH_PIECE):
+        digest.update(view[start : start + HASH_PIECE])
+    return digest.hexdigest()
+
+
 @dataclass(frozen=True)
 class ImagePart:
     """A JPEG image; ``sha256`` identifies it in cache keys without hashing bytes twice."""
@@ -39,7 +56,7 @@ class ImagePart:
 
     def __post_init__(self) -> None:
         if not self.sha256:
-            object.__setattr__(self, "sha256", hashlib.sha256(self.jpeg).hexdigest())
+            object.__setattr__(self, "sha256", sha256_hex(self.jpeg))
 
 
 @dataclass(frozen=True)
@@ -57,7 +74,7 @@ class VideoPart:
     def __post_init__(self) -> None:
         if not self.sha256:
             joined = ",".join(f.sha256 for f in self.frames).encode()
-            object.__setattr__(self, "sha256", hashlib.sha256(joined).hexdigest())
+            object.__setattr__(self, "sha256", sha256_hex(joined))
 
 
 Part = TextPart | ImagePart | VideoPart

@@ -106,3 +106,21 @@ def test_cache_keys_and_transcripts_tell_videos_from_the_same_frames_as_images()
     }  # fmt: skip
     page = transcript_section([exchange])
     assert "2 video(s)" in page and 'data-t="4.00"' in page and 'data-t="8.00"' in page
+
+
+def test_frames_and_keys_hash_as_plain_sha256_in_pieces_that_keep_the_lock():
+    """Hashed in pieces (``sha256_hex``) so that the interpreter lock is kept: the digests
+    are SHA-256's own at every length around a piece, so keys made before stay valid."""
+    import hashlib
+    import os
+
+    from gaze.models.protocol import HASH_PIECE, sha256_hex
+
+    for size in (0, 1, HASH_PIECE - 1, HASH_PIECE, HASH_PIECE + 1, 3 * HASH_PIECE, 200_000):
+        data = os.urandom(size)
+        assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
+    frame = FRAMES[0][1]
+    assert ImagePart(frame).sha256 == hashlib.sha256(frame).hexdigest()
+    video = VideoPart(tuple(ImagePart(f) for _, f in FRAMES[:3]))
+    joined = ",".join(hashlib.sha256(f).hexdigest() for _, f in FRAMES[:3]).encode()
+    assert video.sha256 == hashlib.sha256(joined).hexdigest()
