@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, conlist, create_model
 
 from gaze.agents.common import frame_parts, subsample
-from gaze.models import defaults
+from gaze.agents.judge_limits import MAX_JUDGE_FRAMES, MAX_PROGRESS_CHUNK
 from gaze.models.caller import Caller, CallRecord
 from gaze.models.protocol import Message
 from gaze.models.settle import all_settled
@@ -27,9 +27,6 @@ from gaze.prompts import load_prompt
 from gaze.schema.report import JudgeScore
 
 T = TypeVar("T")
-
-MAX_JUDGE_FRAMES = defaults.JUDGE_FRAMES
-MAX_PROGRESS_CHUNK = defaults.JUDGE_FRAMES
 
 
 class PAJudgement(BaseModel):

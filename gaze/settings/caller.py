@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gaze.agents.judge_limits import judge_images
 from gaze.environment import from_environment
 from gaze.errors import GazeInputError
-from gaze.models import defaults
 from gaze.models.cache import ResponseCache
 from gaze.models.caller import Caller, RetryPolicy
 from gaze.models.pool import EndpointPool, check_pool
@@ -67,16 +67,7 @@ def sampling_of(ctx: GazeContext) -> SamplingSettings:
 
 def most_images(ctx: GazeContext) -> int:
     """The most images (or frames in videos) one request of this run can carry."""
-    return max(ctx.max_frames_per_call, ctx.frames_per_window, judge_images(ctx))
-
-
-def judge_images(ctx: GazeContext) -> int:
-    """The most images one judge or progress request of this run carries (0: no judges)."""
-    # read from the defaults, not gaze.agents.judges: that module loads the report's models,
-    # which the start-up check (before the first request) has no use for
-    judge = defaults.JUDGE_FRAMES + 1 if "pa_ia" in ctx.sections else 0  # + the initial scene
-    progress = defaults.JUDGE_FRAMES if "progress" in ctx.sections else 0
-    return max(judge, progress)
+    return max(ctx.max_frames_per_call, ctx.frames_per_window, judge_images(ctx.sections))
 
 
 VIDEO_ROLES = ("observer", "specialist", "critic")
@@ -126,7 +117,7 @@ def build_caller(
             images=most_images(ctx),
             max_side=ctx.max_side,
             video_frames=ctx.frames_per_window if ctx.frames_as == "video" else 0,
-            judge_images=judge_images(ctx) if ctx.frames_as == "video" else 0,
+            judge_images=judge_images(ctx.sections) if ctx.frames_as == "video" else 0,
             attempts=1 + ctx.max_retries,
             retry=retry,
             timeout_s=ctx.request_timeout_s,
