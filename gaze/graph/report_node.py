@@ -13,12 +13,12 @@ from gaze.models.caller import usage_totals
 from gaze.pixels.diagnosis import pixel_signals
 from gaze.prompts import load_prompt
 from gaze.redact import redact
+from gaze.schema.clip_info import ClipInfo
 from gaze.schema.codebook import DIMENSIONS
 from gaze.schema.events import Event
 from gaze.schema.inputs import default_clip_id
 from gaze.schema.report import (
     Assessment,
-    ClipInfo,
     JudgeScore,
     ProgressCurve,
     RejectedHypothesis,

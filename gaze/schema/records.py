@@ -179,7 +179,7 @@ class ProgressRecord(TypedDict):
 
 
 class ClipRecord(TypedDict):
-    """The decoded clip's metadata (``gaze.schema.report.ClipInfo`` as JSON)."""
+    """The decoded clip's metadata (``gaze.schema.clip_info.ClipInfo`` as JSON)."""
 
     path: str
     fps: float
@@ -201,7 +201,7 @@ MIRRORS: dict[str, str] = {
     "SceneMemoryRecord": "gaze.agents.grounding.SceneMemory",
     "JudgeScoreRecord": "gaze.schema.report.JudgeScore",
     "ProgressRecord": "gaze.schema.report.ProgressCurve",
-    "ClipRecord": "gaze.schema.report.ClipInfo",
+    "ClipRecord": "gaze.schema.clip_info.ClipInfo",
 }
 """Each record that is a pydantic model as JSON, and that model: their fields are one list
 (``tests/schema/test_records.py`` fails when they differ; ``record_of`` checks every dump)."""

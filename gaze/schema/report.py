@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from gaze.schema.clip_info import ClipInfo
 from gaze.schema.events import Event
 
 REPORT_FORMAT = "2"
@@ -26,31 +27,6 @@ KNOWN_FLAGS = {
     "frame_count_mismatch": "the container's frame count or duration disagrees with decoding",
     "downscaled": "the clip's resolution was above the analysis cap and was downscaled",
 }
-
-
-class ClipInfo(BaseModel):
-    """Metadata of the analysed video, as found by decoding (not only as the container claims)."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    path: str
-    """The file that was opened."""
-    fps: float
-    """Frames per second of the video stream."""
-    frame_count: int
-    """Frames actually decoded."""
-    duration_s: float
-    """Duration of the video stream: frame_count / fps."""
-    width: int
-    """Frame width in pixels."""
-    height: int
-    """Frame height in pixels."""
-    codec: str
-    """Codec tag reported by the decoder (may be empty)."""
-    container_frame_count: int | None = None
-    """Frame count the container claims (None when it omits it)."""
-    warnings: list[str] = Field(default_factory=list)
-    """Problems found while opening: lying containers, caps applied, downscaling."""
 
 
 class JudgeScore(BaseModel):

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from gaze.errors import GazeInputError
-from gaze.schema.report import ClipInfo
+from gaze.schema.clip_info import ClipInfo
 from gaze.video.frames import analysis_size, encode_jpeg, fitted_size, resize_max_side
 from gaze.video.grid import window_grid
 from gaze.video.paths import check_video_path

@@ -5,8 +5,12 @@ asking again. Each window's observer starts when its frames are encoded."""
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import threading
 from collections import Counter
+
+import pytest
 
 from gaze.api import adiagnose
 from gaze.models.scripted import ScriptedBackbone, minimal_instance
@@ -179,6 +183,40 @@ def test_the_graph_module_loads_once_the_first_requests_are_handed_over(
     # LangGraph's import competes for the interpreter with the SDK's work on the first requests
     assert len(asked_when_loading) == 1
     assert "Grounding" in asked_when_loading[0]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="only Linux keeps a priority per thread")
+def test_the_graph_module_loads_at_a_lower_priority_in_a_thread_of_its_own(
+    forge_dir, forge_rows, monkeypatch
+):
+    """Its first node runs a call later; decoding's windows are wanted by the observers now.
+    The thread ends with the import, so no later work inherits its priority."""
+    import gaze.api
+
+    def niceness() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    loading: list[tuple[str, int]] = []
+    load_graph = gaze.api._load_graph
+
+    def recording_load():
+        loading.append((threading.current_thread().name, niceness()))
+        return load_graph()
+
+    monkeypatch.setattr(gaze.api, "_load_graph", recording_load)
+    row = forge_rows["clean"]
+    backbone, report = _diagnose(forge_dir / row.video, row.instruction, _minimal)
+    own = niceness()
+    assert loading == [("gaze-graph-load", min(19, own + gaze.api.GRAPH_LOAD_NICENESS))]
+    assert report.events is not None and backbone.requests
+    for thread in threading.enumerate():
+        if thread.name == "gaze-graph-load":
+            thread.join(5)
+            assert not thread.is_alive()
+
+
+def _minimal(request):
+    return minimal_instance(request.json_schema)
 
 
 def test_the_graph_loads_without_waiting_when_nothing_started_early_or_it_is_loaded(monkeypatch):

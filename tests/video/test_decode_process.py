@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import sys
 import threading
 from pathlib import Path
 
@@ -135,6 +137,24 @@ def test_an_error_measuring_beside_decoding_is_raised_not_lost():
         for item in range(6):
             put(item)
     assert measured == [0, 1, 2]  # nothing measured after the error
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="only Linux keeps a priority per thread")
+def test_signals_are_measured_at_a_lower_priority_than_decoding():
+    """The router reads the signals a call after the observers read the windows: on busy cores
+    the measuring thread gives way to decoding, which keeps its own priority."""
+    from gaze.video.decode_process import SIGNALS_NICENESS, _Beside
+
+    def niceness() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    decoding = niceness()
+    measured: list[int] = []
+    with _Beside(lambda item: measured.append(niceness())) as put:
+        assert put is not None
+        put(0)
+    assert measured == [min(19, decoding + SIGNALS_NICENESS)] and SIGNALS_NICENESS > 0
+    assert niceness() == decoding
 
 
 def test_a_child_serves_the_next_clip_unless_it_was_stopped(long_clip, tmp_path):
