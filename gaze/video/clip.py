@@ -73,7 +73,9 @@ def _measure(frame: np.ndarray) -> tuple[float, float, float]:
     # OpenCV's one-pass mean and deviation: numpy's grey.std() converts the frame to float64
     # first, and cost a third of a decode
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    _, sharp = cv2.meanStdDev(cv2.Laplacian(grey, cv2.CV_64F))
+    # the 3x3 aperture's responses to 8-bit levels are integers within +-1020: in int16 the
+    # variance is the same to the last bit as in float64, in half the time
+    _, sharp = cv2.meanStdDev(cv2.Laplacian(grey, cv2.CV_16S))
     mean, std = cv2.meanStdDev(grey)
     return float(sharp[0, 0]) ** 2, float(mean[0, 0]), float(std[0, 0])
 

@@ -139,12 +139,14 @@ def _serve(request: DecodeRequest, out: IO[bytes]) -> None:
             clip = open_clip(
                 request.path, request.settings, encode=True, on_window=hand_over, on_thumb=measure
             )
+            # before the meter has caught up (it gives way to decoding): the last window's
+            # observer waits for this message, and needs nothing the meter measures
+            rest = {i: clip.jpegs[i] for i in clip.jpegs}  # the windows not handed over
+            light = replace(clip, jpegs={}, analysis=replace(clip.analysis, thumbs=FrameStore()))
+            _send(out, ("clip", light, rest))
     except GazeInputError as exc:
         _send(out, ("error", "input", str(exc)))
         return
-    rest = {i: clip.jpegs[i] for i in clip.jpegs}  # the windows not handed over
-    light = replace(clip, jpegs={}, analysis=replace(clip.analysis, thumbs=FrameStore()))
-    _send(out, ("clip", light, rest))
     if request.pixels is not None and meter is not None:
         signals, events = request.pixels.measure(clip, meter.series(clip.analysis))
         _send(out, ("pixels", signals, events))

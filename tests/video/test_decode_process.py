@@ -8,6 +8,7 @@ import contextlib
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 
 import cv2
@@ -155,6 +156,51 @@ def test_signals_are_measured_at_a_lower_priority_than_decoding():
         put(0)
     assert measured == [min(19, decoding + SIGNALS_NICENESS)] and SIGNALS_NICENESS > 0
     assert niceness() == decoding
+
+
+def test_the_clip_goes_to_the_parent_before_the_signals_have_caught_up(tmp_path, monkeypatch):
+    """The last window's observer waits for the clip's message, not for the meter, which gives
+    way to decoding and may lag behind it; the pixels follow once it has caught up."""
+    import io
+
+    from gaze.video import decode_process
+
+    video = tmp_path / "clip.mp4"
+    forge_clip(video, seed=2, failures=[], duration_s=6.0)
+    release = threading.Event()
+    give_up = time.monotonic() + 5.0  # where the clip waited for the meter: fail, not hang
+
+    class HeldMeter:
+        def __init__(self) -> None:
+            self.measured = 0
+
+        def add(self, thumb: object) -> None:
+            release.wait(max(0.0, give_up - time.monotonic()))
+            self.measured += 1
+
+        def series(self, frames: object) -> int:
+            return self.measured
+
+    meters: list[HeldMeter] = []
+
+    def meter() -> HeldMeter:
+        meters.append(HeldMeter())
+        return meters[-1]
+
+    sent: list[tuple[str, int]] = []
+
+    def send(out: object, message: tuple) -> None:
+        sent.append((message[0], meters[0].measured if meters else -1))
+        if message[0] == "clip":
+            release.set()
+
+    monkeypatch.setattr(decode_process, "_send", send)
+    pixels = decode_process.PixelPass(meter=meter, measure=lambda clip, series: (series, []))
+    request = decode_process.DecodeRequest(str(video), SamplingSettings(), pixels)
+    decode_process._serve(request, io.BytesIO())
+    kinds = [kind for kind, _ in sent]
+    assert kinds[-2:] == ["clip", "pixels"] and "window" in kinds
+    assert dict(sent)["clip"] == 0 and dict(sent)["pixels"] > 0  # every thumbnail, after
 
 
 def test_a_child_serves_the_next_clip_unless_it_was_stopped(long_clip, tmp_path):
