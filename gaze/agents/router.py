@@ -15,7 +15,7 @@ from gaze.models.protocol import Message
 from gaze.models.structured import Structured, ask, extract_json
 from gaze.prompts import load_prompt
 from gaze.prompts.codebook_text import dimension_list
-from gaze.schema.codebook import DIMENSIONS, DimensionName
+from gaze.schema.dimensions import DIMENSIONS, DimensionName
 
 
 class DimensionScore(BaseModel):

@@ -19,7 +19,8 @@ from gaze.models.caller import Caller
 from gaze.models.structured import Structured, ask, extract_json
 from gaze.prompts import load_prompt
 from gaze.prompts.codebook_text import severity_rubric, type_catalogue
-from gaze.schema.codebook import DimensionName, load_codebook
+from gaze.schema.codebook import load_codebook
+from gaze.schema.dimensions import DimensionName
 from gaze.schema.records import Hypothesis, SceneMemoryRecord, TaskMemoryRecord
 
 PIXEL_HINT_DIMENSIONS = frozenset({"physical_plausibility", "visual_quality"})

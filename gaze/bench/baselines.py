@@ -26,7 +26,8 @@ from gaze.models.settle import all_settled
 from gaze.models.structured import ask
 from gaze.prompts import load_prompt
 from gaze.prompts.codebook_text import severity_rubric, type_catalogue
-from gaze.schema.codebook import DIMENSIONS, load_codebook
+from gaze.schema.codebook import load_codebook
+from gaze.schema.dimensions import DIMENSIONS
 from gaze.schema.events import Event
 from gaze.settings.caller import sampling_of
 from gaze.settings.context import GazeContext

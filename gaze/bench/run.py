@@ -31,7 +31,7 @@ from gaze.models.pool import EndpointPool, clip_affinity
 from gaze.models.protocol import Backbone, ModelConfigError
 from gaze.prompts import load_prompt
 from gaze.redact import redact
-from gaze.schema.codebook import DIMENSIONS
+from gaze.schema.dimensions import DIMENSIONS
 from gaze.schema.manifest import ManifestClip
 from gaze.schema.report import Assessment, Report, run_manifest
 from gaze.settings.caller import sampling_of

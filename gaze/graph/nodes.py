@@ -30,7 +30,7 @@ from gaze.graph.state import (
     failure,
     fresh_clip_state,
 )
-from gaze.schema.codebook import DIMENSIONS
+from gaze.schema.dimensions import DIMENSIONS
 from gaze.schema.inputs import check_instruction
 from gaze.schema.records import record_of
 from gaze.settings.context import GazeContext, diagnosing, wants_pixels

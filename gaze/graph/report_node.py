@@ -14,7 +14,7 @@ from gaze.pixels.diagnosis import pixel_signals
 from gaze.prompts import load_prompt
 from gaze.redact import redact
 from gaze.schema.clip_info import ClipInfo
-from gaze.schema.codebook import DIMENSIONS
+from gaze.schema.dimensions import DIMENSIONS
 from gaze.schema.events import Event
 from gaze.schema.inputs import default_clip_id
 from gaze.schema.report import (

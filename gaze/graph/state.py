@@ -17,7 +17,7 @@ from typing_extensions import TypedDict
 
 from gaze.models.caller import CallRecord
 from gaze.models.structured import Structured
-from gaze.schema.codebook import DimensionName
+from gaze.schema.dimensions import DimensionName
 from gaze.schema.records import (
     CheckedHypothesis,
     ClipRecord,

@@ -21,7 +21,7 @@ from gaze.pixels import (
 from gaze.pixels import signals as signal_rules
 from gaze.pixels.measure import measure_pixels
 from gaze.pixels.signals import SignalSeries
-from gaze.schema.codebook import DIMENSIONS
+from gaze.schema.dimensions import DIMENSIONS
 from gaze.schema.inputs import ClipInput
 from gaze.schema.report import Assessment, PixelSignals, Report, run_manifest
 from gaze.video import steps

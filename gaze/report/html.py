@@ -34,7 +34,7 @@ from gaze.report.keyframes import (
 from gaze.report.svg import SEVERITY_COLOUR, TimeAxis, progress_svg, timeline_svg
 from gaze.report.templates import render
 from gaze.report.terminal import severity_level
-from gaze.schema.codebook import DIMENSIONS
+from gaze.schema.dimensions import DIMENSIONS
 from gaze.schema.events import Event, ScoringEvent
 from gaze.schema.report import KNOWN_FLAGS, Report
 from gaze.video.windows import SamplingSettings, target_times

@@ -11,21 +11,13 @@ import json
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from gaze.errors import GazeInputError
+from gaze.schema.dimensions import DIMENSIONS
 
-DimensionName = Literal[
-    "task_progress",
-    "instruction_consistency",
-    "object_scene_consistency",
-    "robot_body_consistency",
-    "physical_plausibility",
-    "visual_quality",
-]
-DIMENSIONS: tuple[DimensionName, ...] = get_args(DimensionName)
 GROUPS: tuple[str, ...] = ("task_semantics", "entity_consistency", "physics_observability")
 TYPES_PER_DIMENSION = 5
 

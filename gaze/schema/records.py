@@ -13,7 +13,7 @@ from typing import Any, Literal, NotRequired, TypeVar, cast
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from gaze.schema.codebook import DimensionName
+from gaze.schema.dimensions import DimensionName
 
 SubtaskState = Literal["not_started", "in_progress", "completed", "failed", "not_visible"]
 

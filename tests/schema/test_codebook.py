@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 
 from gaze.errors import GazeInputError
-from gaze.schema.codebook import DIMENSIONS, content_hash, load_codebook, load_codebook_file
+from gaze.schema.codebook import content_hash, load_codebook, load_codebook_file
+from gaze.schema.dimensions import DIMENSIONS
 
 CODEBOOK = Path(__file__).resolve().parents[2] / "gaze" / "schema" / "codebook_v1.json"
 
