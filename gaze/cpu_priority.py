@@ -11,17 +11,22 @@ of its own at a lower priority; with a core free it runs as fast as before.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import concurrent.futures
 import contextvars
 import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
 MAX_NICENESS = 19
+
+
+def this_thread_niceness() -> int:
+    """The calling thread's nice value (Linux, where each thread has its own)."""
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
 
 def lower_this_thread(niceness: int) -> None:
@@ -30,10 +35,9 @@ def lower_this_thread(niceness: int) -> None:
     privileges it cannot be undone: call it only in a thread that ends with its work."""
     if sys.platform != "linux" or niceness <= 0:
         return
-    thread = threading.get_native_id()
     try:
-        current = os.getpriority(os.PRIO_PROCESS, thread)
-        os.setpriority(os.PRIO_PROCESS, thread, min(MAX_NICENESS, current + niceness))
+        lowered = min(MAX_NICENESS, this_thread_niceness() + niceness)
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), lowered)
     except OSError:  # a sandbox that refuses it: the work runs at the usual priority
         pass
 
@@ -42,26 +46,17 @@ async def in_lower_thread(work: Callable[[], T], *, name: str, niceness: int) ->
     """``work()`` in a new thread at ``niceness`` below the caller's priority, awaited like
     ``asyncio.to_thread`` (with the caller's context variables). The thread ends with the work:
     an executor's thread would keep the lower priority for whatever it runs next."""
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[T] = loop.create_future()
+    done: concurrent.futures.Future[T] = concurrent.futures.Future()
     context = contextvars.copy_context()
-
-    def settle(result: Any, error: BaseException | None) -> None:
-        if done.done():  # the awaiting task was cancelled
-            return
-        if error is not None:
-            done.set_exception(error)
-        else:
-            done.set_result(result)
 
     def run() -> None:
         lower_this_thread(niceness)
+        if not done.set_running_or_notify_cancel():  # cancelled before it began
+            return
         try:
-            result, error = context.run(work), None
+            done.set_result(context.run(work))
         except BaseException as exc:  # handed to the awaiting task
-            result, error = None, exc
-        with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits for it
-            loop.call_soon_threadsafe(settle, result, error)
+            done.set_exception(exc)
 
     threading.Thread(target=run, name=name, daemon=True).start()
-    return await done
+    return await asyncio.wrap_future(done)

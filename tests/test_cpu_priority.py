@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import os
 import sys
 import threading
 
 import pytest
 
-from gaze.cpu_priority import in_lower_thread, lower_this_thread
+from gaze.cpu_priority import in_lower_thread, lower_this_thread, this_thread_niceness
 
 LINUX_ONLY = pytest.mark.skipif(
     sys.platform != "linux", reason="only Linux keeps a priority per thread"
@@ -19,25 +18,21 @@ LINUX_ONLY = pytest.mark.skipif(
 who = contextvars.ContextVar("who", default="nobody")
 
 
-def niceness() -> int:
-    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-
 @LINUX_ONLY
 def test_the_work_runs_lower_and_the_threads_after_it_do_not():
     async def run() -> tuple[int, int, int, str, str]:
         who.set("the caller")
-        own = niceness()
+        own = this_thread_niceness()
         lowered, name, seen = await in_lower_thread(
-            lambda: (niceness(), threading.current_thread().name, who.get()),
+            lambda: (this_thread_niceness(), threading.current_thread().name, who.get()),
             name="gaze-test-low",
             niceness=5,
         )
-        after = await asyncio.to_thread(niceness)  # an executor thread: never lowered
+        after = await asyncio.to_thread(this_thread_niceness)  # an executor: never lowered
         return own, lowered, after, name, seen
 
     own, lowered, after, name, seen = asyncio.run(run())
-    assert lowered == min(19, own + 5) and after == own == niceness()
+    assert lowered == min(19, own + 5) and after == own == this_thread_niceness()
     assert name == "gaze-test-low" and seen == "the caller"
 
 
@@ -79,9 +74,9 @@ def test_lowering_stops_at_the_least_priority_and_ignores_no_change():
     def twice() -> None:
         lower_this_thread(15)
         lower_this_thread(15)
-        seen.append(niceness())
+        seen.append(this_thread_niceness())
         lower_this_thread(0)
-        seen.append(niceness())
+        seen.append(this_thread_niceness())
 
     thread = threading.Thread(target=twice)
     thread.start()

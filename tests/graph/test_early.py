@@ -5,7 +5,6 @@ asking again. Each window's observer starts when its frames are encoded."""
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import threading
 from collections import Counter
@@ -192,21 +191,19 @@ def test_the_graph_module_loads_at_a_lower_priority_in_a_thread_of_its_own(
     """Its first node runs a call later; decoding's windows are wanted by the observers now.
     The thread ends with the import, so no later work inherits its priority."""
     import gaze.api
-
-    def niceness() -> int:
-        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    from gaze.cpu_priority import this_thread_niceness
 
     loading: list[tuple[str, int]] = []
     load_graph = gaze.api._load_graph
 
     def recording_load():
-        loading.append((threading.current_thread().name, niceness()))
+        loading.append((threading.current_thread().name, this_thread_niceness()))
         return load_graph()
 
     monkeypatch.setattr(gaze.api, "_load_graph", recording_load)
     row = forge_rows["clean"]
     backbone, report = _diagnose(forge_dir / row.video, row.instruction, _minimal)
-    own = niceness()
+    own = this_thread_niceness()
     assert loading == [("gaze-graph-load", min(19, own + gaze.api.GRAPH_LOAD_NICENESS))]
     assert report.events is not None and backbone.requests
     for thread in threading.enumerate():

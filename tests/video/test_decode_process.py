@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sys
 import threading
 import time
@@ -144,18 +143,16 @@ def test_an_error_measuring_beside_decoding_is_raised_not_lost():
 def test_signals_are_measured_at_a_lower_priority_than_decoding():
     """The router reads the signals a call after the observers read the windows: on busy cores
     the measuring thread gives way to decoding, which keeps its own priority."""
+    from gaze.cpu_priority import this_thread_niceness
     from gaze.video.decode_process import SIGNALS_NICENESS, _Beside
 
-    def niceness() -> int:
-        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-    decoding = niceness()
+    decoding = this_thread_niceness()
     measured: list[int] = []
-    with _Beside(lambda item: measured.append(niceness())) as put:
+    with _Beside(lambda item: measured.append(this_thread_niceness())) as put:
         assert put is not None
         put(0)
     assert measured == [min(19, decoding + SIGNALS_NICENESS)] and SIGNALS_NICENESS > 0
-    assert niceness() == decoding
+    assert this_thread_niceness() == decoding
 
 
 def test_the_clip_goes_to_the_parent_before_the_signals_have_caught_up(tmp_path, monkeypatch):
