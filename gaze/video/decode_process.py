@@ -51,11 +51,18 @@ _HEADER = struct.Struct("<Q8s")
 message before unpickling what would load NumPy in its process (``HEAVY``)."""
 HEAVY = frozenset({"clip", "pixels"})
 """Messages whose contents (NumPy arrays) load NumPy and OpenCV where they are unpickled."""
+DECODING_NICENESS = 5
+"""The child runs a little below its parent (``gaze.cpu_priority``; its threads, the decoder's
+own among them, inherit it): the parent's work before its first request (imports, the start-up
+check) and each request it builds are the critical path, and on 2 cores the child's decoder
+threads took CPU from them (the first request of a 30 s clip left 0.11 s later than beside a
+child at nice 5, of a 60 s clip 0.06 s; the decoding still has every core the parent leaves
+idle, and the graph's import, at nice 19, gives way to it)."""
 SIGNALS_NICENESS = 10
-"""The thread measuring pixel signals beside decoding runs at a lower priority
-(``gaze.cpu_priority``): the router reads its results a call after the observers read the
-windows that decoding hands over. Beside it at the same priority, a 60 s clip's decoding ended
-0.25 s later on an idle 2-core machine."""
+"""The thread measuring pixel signals beside decoding runs at a lower priority still: the
+router reads its results a call after the observers read the windows that decoding hands over.
+Beside it at the same priority, a 60 s clip's decoding ended 0.25 s later on an idle 2-core
+machine."""
 
 
 class Meter(Protocol):
@@ -191,6 +198,7 @@ def main() -> None:
     # the protocol gets its own copy of stdout; anything a library prints goes to stderr
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
+    lower_this_thread(DECODING_NICENESS)  # before the imports below, which compete too
     # what decoding needs (OpenCV, NumPy, PyAV) loads now, while the parent is still starting:
     # the parent's modules leave it out so that its own first request need not wait for it
     import gaze.video.clip

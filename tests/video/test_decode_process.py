@@ -155,6 +155,35 @@ def test_signals_are_measured_at_a_lower_priority_than_decoding():
     assert this_thread_niceness() == decoding
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="only Linux keeps a nice value per thread")
+def test_the_child_decodes_below_its_parents_priority(tmp_path):
+    """The parent's imports and request building are the critical path: the child and every
+    thread it starts (the decoder's own, the signal meter) give way to them."""
+    from gaze.cpu_priority import MAX_NICENESS, this_thread_niceness
+    from gaze.video.decode_process import DECODING_NICENESS
+
+    video = tmp_path / "clip.mp4"
+    forge_clip(video, seed=3, failures=[], duration_s=3.0)
+
+    async def decoded_by() -> int:
+        store = ClipStore(SamplingSettings(), PIXEL_PASS)
+        state = store.start(str(video))
+        try:
+            await store.pixel_evidence(str(video))
+            return state.job._decoder.proc.pid
+        finally:
+            await store.aclose()
+
+    pid = asyncio.run(decoded_by())
+    niceness = {
+        int(task.name): int((task / "stat").read_text().rsplit(")", 1)[1].split()[16])
+        for task in Path(f"/proc/{pid}/task").iterdir()
+    }
+    decoding = min(MAX_NICENESS, this_thread_niceness() + DECODING_NICENESS)
+    assert DECODING_NICENESS > 0 and niceness[pid] == decoding  # the child's main thread
+    assert all(value >= decoding for value in niceness.values())
+
+
 def test_the_clip_goes_to_the_parent_before_the_signals_have_caught_up(tmp_path, monkeypatch):
     """The last window's observer waits for the clip's message, not for the meter, which gives
     way to decoding and may lag behind it; the pixels follow once it has caught up."""
