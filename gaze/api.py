@@ -24,6 +24,13 @@ if TYPE_CHECKING:  # the report's models load while the clip runs, not before it
     from gaze.schema.report import Report
 
 ProgressHook = Callable[[str, dict[str, Any]], None]
+"""Called with (node, its update) as the graph's nodes end, and with ("progress_note", note)
+for what a run reports between them: ``STARTED`` once the clip's first request is on its way
+(a display drawn from then on keeps its own start-up off that request's path), then
+``{"window_observed": index}`` as each window's call ends."""
+STARTED: dict[str, Any] = {"started": True}
+"""The first progress note: the clip's first request has been handed to its backbone, or the
+work started early ended without one (every reply cached, or a failure)."""
 
 
 async def adiagnose(
@@ -121,6 +128,8 @@ async def _run_graph(
         # grounding calls, decoding and the pixel pass start while the graph module loads
         layout = start_early(inputs, svc, ctx)
         await _first_request_handed_over(svc)
+        if on_update is not None:
+            on_update("progress_note", STARTED)
         # on this thread, where replies are parsed, before the graph module imports it too
         legacy_httpx.settle_legacy_httpx()
         clips.release_heavy()

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 
 from gaze.atomic import claim_output, to_stdout
 from gaze.cli.context_options import context_from, context_options
@@ -21,7 +20,6 @@ from gaze.cli.options import (
     sections_option,
 )
 from gaze.cli.progress_bar import GraphProgress
-from gaze.cli.say import say_whole
 from gaze.errors import GazeInputError
 from gaze.models.registry import parse_role_bindings
 from gaze.schema.inputs import ClipInput, default_clip_id
@@ -42,9 +40,16 @@ def demo_clip() -> tuple[Path, str]:
     return Path(str(assets / "demo.mp4")), meta["instruction"]
 
 
-def _run_graph(
-    request: ClipInput, context: GazeContext, status: Console, transcript: Path | None
-) -> Report:
+def _say(message: str) -> None:
+    """One status line on standard error (Rich loads once the run's first request has left)."""
+    from rich.console import Console
+
+    from gaze.cli.say import say_whole
+
+    say_whole(Console(stderr=True), message)
+
+
+def _run_graph(request: ClipInput, context: GazeContext, transcript: Path | None) -> Report:
     from gaze.api import adiagnose
     from gaze.atomic import atomic_write_text
     from gaze.models.transcript import recording
@@ -64,7 +69,7 @@ def _run_graph(
                 if transcript is not None:
                     await asyncio.to_thread(atomic_write_text, transcript, log.text())
 
-    with GraphProgress(status, Path(request.video).name) as progress:
+    with GraphProgress(Path(request.video).name) as progress:
         return asyncio.run(recorded())
 
 
@@ -157,14 +162,15 @@ def diagnose(
     context = context_from(
         options, roles=parse_role_bindings(list(roles)), sections=sections_of(sections)
     )
-    status = Console(stderr=True)
     if has_model(context):
-        report = _run_graph(request, context, status, transcript)
+        report = _run_graph(request, context, transcript)
     else:
         check_pixel_default(context)
+        from rich.console import Console
+
         from gaze.pixels.diagnosis import diagnose_pixels
 
-        with status.status(f"diagnosing {clip.name} from pixel evidence …"):
+        with Console(stderr=True).status(f"diagnosing {clip.name} from pixel evidence …"):
             report = diagnose_pixels(request)
     from gaze.report.files import report_json, write_html, write_report
     from gaze.report.terminal import render, report_console
@@ -178,8 +184,8 @@ def diagnose(
     else:
         render(report, report_console())
     if out is not None:
-        say_whole(status, f"report written to {out}")
+        _say(f"report written to {out}")
     if html_out is not None:
-        say_whole(status, f"page written to {html_out}")
+        _say(f"page written to {html_out}")
     if transcript is not None and transcript.exists():
-        say_whole(status, f"transcript written to {transcript}")
+        _say(f"transcript written to {transcript}")

@@ -4,6 +4,7 @@ SDK talking HTTP to a stand-in server."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -190,3 +191,46 @@ def test_credentials_in_a_base_url_never_reach_the_report(forge_dir, forge_rows,
     assert Report.model_validate_json(captured.out).manifest.settings["base_url"] == (
         server.url + "/v1"
     )
+
+
+def test_the_command_loads_rich_once_its_first_request_has_left(tmp_path):
+    """Rich (the progress line, the rendered report) loads after the first request: on 2 cores
+    its import delayed that request by 0.03-0.05 s. The line still appears, and the report is
+    rendered. A fresh interpreter, as ``gaze diagnose`` runs."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from gaze.bench.forge import forge_clip
+
+    clip = tmp_path / "clip.mp4"
+    forge_clip(clip, seed=1, failures=[], duration_s=4.0)
+    script = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+from gaze.cli.main import run
+from gaze.models.providers.openai_chat import OpenAIChat
+from tests.standin import StandIn, minimal_chat
+
+rich_at_requests = []
+complete = OpenAIChat.complete
+
+async def watched(self, request):
+    rich_at_requests.append("rich" in sys.modules)
+    return await complete(self, request)
+
+OpenAIChat.complete = watched
+with StandIn(responder=minimal_chat) as server:
+    code = run(["diagnose", {str(clip)!r}, "-i", "put the block on the plate", "--model",
+                "openai:m", "--base-url", server.url + "/v1", "--no-cache"])
+print("RESULT", code, rich_at_requests[0], all(rich_at_requests[-3:]))
+"""
+    env = {k: v for k, v in os.environ.items() if k not in ("GAZE_MODEL", "OPENAI_API_KEY")}
+    env["GAZE_CACHE_DIR"] = str(tmp_path / "cache")
+    env["COLUMNS"] = "100"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr[-800:]
+    assert done.stdout.split()[-4:] == ["RESULT", "0", "False", "True"]
+    assert "Failure events" in done.stdout or "no failure" in done.stdout.lower()

@@ -230,31 +230,42 @@ def test_public_api_sync_and_async(teleport):
 
 
 def test_progress_line_counts_windows_as_their_calls_end(teleport):
+    """The line is drawn from the run's first note on, which comes before any node's update
+    (once the first request has left); then each window counts as its call ends."""
+    import io
+
     from rich.console import Console
 
+    from gaze.api import STARTED
     from gaze.cli.progress_bar import GraphProgress
 
     clip, instruction, truth = teleport
-    seen: list[str] = []
-    import io
-
-    bar = GraphProgress(Console(file=io.StringIO()), "clip.mp4")
+    seen: list[tuple[str, dict, bool]] = []
+    counted: list[str] = []
+    screen = io.StringIO()
+    bar = GraphProgress("clip.mp4", Console(file=screen, force_terminal=True))
 
     def hook(node, update):
+        drawn = bar.status is not None
         bar(node, update)
-        if node == "progress_note":
-            seen.append(bar._text())
+        seen.append((node, update, drawn))
+        if "window_observed" in update:
+            counted.append(bar._text().split(" · ")[1])
 
-    asyncio.run(
-        adiagnose(
-            clip,
-            instruction,
-            backbones={"default": scripted_world(truth)},
-            context=GazeContext(use_cache=False),
-            on_update=hook,
+    with bar:
+        asyncio.run(
+            adiagnose(
+                clip,
+                instruction,
+                backbones={"default": scripted_world(truth)},
+                context=GazeContext(use_cache=False),
+                on_update=hook,
+            )
         )
-    )
-    assert [s.split(" · ")[1] for s in seen] == ["observed 1/2 windows", "observed 2/2 windows"]
+    assert seen[0] == ("progress_note", STARTED, False)  # nothing drawn before it
+    assert all(drawn for _, _, drawn in seen[1:]) and "clip.mp4" in screen.getvalue()
+    assert counted == ["observed 1/2 windows", "observed 2/2 windows"]
+    assert bar.calls == sum(len(u.get("usage", [])) for _, u, _ in seen) > 0
 
 
 def test_requests_share_their_prefix_system_then_frames_then_task(teleport):
