@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from gaze.errors import GazeInputError
 from gaze.models.protocol import Backbone, ClipTimeoutError
-from gaze.schema.inputs import ClipInput, clip_input
+from gaze.schema.input_rules import clip_fields
 
 if TYPE_CHECKING:  # the report's models load while the clip runs, not before its request
     from gaze.schema.report import Report
@@ -54,7 +54,7 @@ async def adiagnose(
     many clips (batch runs)."""
     from gaze.settings.context import GazeContext, check_pixel_default, has_model
 
-    request = clip_input(video, instruction, initial_frame, clip_id)
+    inputs = clip_fields(video, instruction, initial_frame, clip_id)
     ctx = context or GazeContext()
     changes: dict[str, Any] = {}
     if model is not None:
@@ -74,12 +74,14 @@ async def adiagnose(
 
         check_pixel_default(ctx)  # the CLI's and Studio's rule: one line, not a silent report
 
-        return await asyncio.to_thread(diagnose_pixels, request)
-    return await _run_graph(request, ctx, on_update, preflight, backbones, caller)
+        from gaze.schema.inputs import ClipInput
+
+        return await asyncio.to_thread(diagnose_pixels, ClipInput(**inputs))
+    return await _run_graph(inputs, ctx, on_update, preflight, backbones, caller)
 
 
 async def _run_graph(
-    request: ClipInput,
+    inputs: dict[str, Any],
     ctx: Any,
     on_update: ProgressHook | None,
     preflight: bool,
@@ -98,7 +100,7 @@ async def _run_graph(
     clips = clip_store(ctx)
     if not _graph_loaded():  # the process's first clip: its first request before NumPy
         clips.hold_heavy()
-    clips.start(request.video)
+    clips.start(inputs["video"])
     # bad model names, keys and settings fail here, before any clip work is reported; the
     # backbones' start-up check runs alongside their first uncached requests
     try:
@@ -114,17 +116,11 @@ async def _run_graph(
         raise
     svc.started_at = started_at  # the report's wall time includes building the clients
     # every request of this clip prefers one endpoint of a pool (its prefix cache)
-    affinity = clip_affinity.set(request.clip_id)
+    affinity = clip_affinity.set(inputs["clip_id"])
     layout: asyncio.Future[Any] | None = None
     try:
-        if not Path(request.video).exists():
-            raise GazeInputError(f"no such file: {request.video}")
-        inputs = {
-            "video": request.video,
-            "instruction": request.instruction,
-            "initial_frame": request.initial_frame,
-            "clip_id": request.clip_id,
-        }
+        if not Path(inputs["video"]).exists():
+            raise GazeInputError(f"no such file: {inputs['video']}")
         # grounding calls, decoding and the pixel pass start while the graph module loads
         layout = start_early(inputs, svc, ctx)
         await _first_request_handed_over(svc)
@@ -145,9 +141,8 @@ async def _run_graph(
         except TimeoutError:
             if not deadline.expired():
                 raise
-            raise ClipTimeoutError(
-                f"{request.clip_id}: not finished within {ctx.clip_timeout_s:g} s (--clip-timeout)"
-            ) from None
+            limit = f"{ctx.clip_timeout_s:g} s (--clip-timeout)"
+            raise ClipTimeoutError(f"{inputs['clip_id']}: not finished within {limit}") from None
         from gaze.schema.report import Report
 
         return Report.model_validate(final["report"])

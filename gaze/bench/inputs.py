@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from gaze.errors import GazeInputError, first_error
 from gaze.formats.jsonl import parse_json
 from gaze.schema.events import ScoringEvent
-from gaze.schema.inputs import check_instruction
+from gaze.schema.input_rules import check_instruction
 from gaze.schema.manifest import ManifestClip, Prediction
 from gaze.schema.report import Report
 

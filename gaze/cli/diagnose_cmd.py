@@ -22,7 +22,7 @@ from gaze.cli.options import (
 from gaze.cli.progress_bar import GraphProgress
 from gaze.errors import GazeInputError
 from gaze.models.registry import parse_role_bindings
-from gaze.schema.inputs import ClipInput, default_clip_id
+from gaze.schema.input_rules import clip_fields
 from gaze.settings.context import (
     GazeContext,
     check_pixel_default,
@@ -49,19 +49,16 @@ def _say(message: str) -> None:
     say_whole(Console(stderr=True), message)
 
 
-def _run_graph(request: ClipInput, context: GazeContext, transcript: Path | None) -> Report:
+def _run_graph(request: dict[str, Any], context: GazeContext, transcript: Path | None) -> Report:
     from gaze.api import adiagnose
     from gaze.atomic import atomic_write_text
     from gaze.models.transcript import recording
 
     async def recorded() -> Report:
-        with recording(request.clip_id) as log:
+        with recording(request["clip_id"]) as log:
             try:
                 return await adiagnose(
-                    request.video,
-                    request.instruction,
-                    initial_frame=request.initial_frame,
-                    clip_id=request.clip_id,
+                    **request,
                     context=context,
                     on_update=progress,
                 )
@@ -69,7 +66,7 @@ def _run_graph(request: ClipInput, context: GazeContext, transcript: Path | None
                 if transcript is not None:
                     await asyncio.to_thread(atomic_write_text, transcript, log.text())
 
-    with GraphProgress(Path(request.video).name) as progress:
+    with GraphProgress(Path(request["video"]).name) as progress:
         return asyncio.run(recorded())
 
 
@@ -153,12 +150,8 @@ def diagnose(
         if to_stdout(transcript):
             raise GazeInputError("--transcript names a file")
         claim_output(transcript, "jsonl", inputs, [p for p in (out, html_out) if p])
-    request = ClipInput(
-        clip_id=clip_id or default_clip_id(clip),
-        video=str(clip),
-        instruction=text,
-        initial_frame=scene,
-    )
+    # checked by the model's rules, the model built only where it is needed (see input_rules)
+    request = clip_fields(clip, text, scene, clip_id)
     context = context_from(
         options, roles=parse_role_bindings(list(roles)), sections=sections_of(sections)
     )
@@ -169,9 +162,10 @@ def diagnose(
         from rich.console import Console
 
         from gaze.pixels.diagnosis import diagnose_pixels
+        from gaze.schema.inputs import ClipInput
 
         with Console(stderr=True).status(f"diagnosing {clip.name} from pixel evidence …"):
-            report = diagnose_pixels(request)
+            report = diagnose_pixels(ClipInput(**request))
     from gaze.report.files import report_json, write_html, write_report
     from gaze.report.terminal import render, report_console
 

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from gaze.errors import GazeInputError
-from gaze.schema.inputs import check_instruction
+from gaze.schema.input_rules import check_instruction
 from gaze.settings.context import SECTIONS, default_of, description_of
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -16,7 +16,7 @@ from gaze.graph.services import RunServices, services
 from gaze.graph.state import Failure, JudgeScoreRecord, State, Update
 from gaze.metrics.progress import opd_metrics, process
 from gaze.models.settle import all_settled
-from gaze.schema.inputs import default_clip_id
+from gaze.schema.input_rules import default_clip_id
 from gaze.schema.records import record_of
 from gaze.settings.context import GazeContext
 from gaze.video.frames import encode_jpeg

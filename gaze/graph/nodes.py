@@ -31,7 +31,7 @@ from gaze.graph.state import (
     fresh_clip_state,
 )
 from gaze.schema.dimensions import DIMENSIONS
-from gaze.schema.inputs import check_instruction
+from gaze.schema.input_rules import check_instruction
 from gaze.schema.records import record_of
 from gaze.settings.context import GazeContext, diagnosing, wants_pixels
 from gaze.settings.segment_length import segment_windows

@@ -16,7 +16,7 @@ from gaze.redact import redact
 from gaze.schema.clip_info import ClipInfo
 from gaze.schema.dimensions import DIMENSIONS
 from gaze.schema.events import Event
-from gaze.schema.inputs import default_clip_id
+from gaze.schema.input_rules import default_clip_id
 from gaze.schema.report import (
     Assessment,
     JudgeScore,

@@ -6,20 +6,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from gaze.errors import GazeInputError
+from gaze.schema.input_rules import check_instruction, clip_fields, default_clip_id
 
-
-def check_instruction(text: str) -> str:
-    """An instruction must be non-empty, valid UTF-8 text (shared by CLI, API and manifests)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("instruction is not valid UTF-8 text") from None
-    if not text.strip():
-        raise ValueError("instruction is empty")
-    if "\x00" in text:
-        raise ValueError("instruction contains a NUL character")
-    return text.strip()
+__all__ = ["ClipInput", "check_instruction", "clip_input", "default_clip_id"]
 
 
 class ClipInput(BaseModel):
@@ -42,12 +31,6 @@ class ClipInput(BaseModel):
         return check_instruction(value)
 
 
-def default_clip_id(video: str | Path) -> str:
-    """A clip's id when none is given: the file name without its suffix (``pick.mp4``:
-    ``pick``)."""
-    return Path(video).stem
-
-
 def clip_input(
     video: str | Path,
     instruction: str,
@@ -55,13 +38,4 @@ def clip_input(
     clip_id: str | None = None,
 ) -> ClipInput:
     """A caller's arguments as a ``ClipInput``; a bad instruction is a ``GazeInputError``."""
-    try:
-        text = check_instruction(instruction)
-    except ValueError as exc:
-        raise GazeInputError(f"instruction: {exc}") from None
-    return ClipInput(
-        clip_id=clip_id or default_clip_id(video),
-        video=str(video),
-        instruction=text,
-        initial_frame=str(initial_frame) if initial_frame else None,
-    )
+    return ClipInput(**clip_fields(video, instruction, initial_frame, clip_id))
