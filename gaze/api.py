@@ -125,7 +125,7 @@ async def _run_graph(
         layout = start_early(inputs, svc, ctx)
         await _first_request_handed_over(svc)
         if on_update is not None:
-            on_update("progress_note", STARTED)
+            on_update("progress_note", dict(STARTED))  # a hook may keep or change its note
         # on this thread, where replies are parsed, before the graph module imports it too
         legacy_httpx.settle_legacy_httpx()
         clips.release_heavy()
