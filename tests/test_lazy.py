@@ -3,18 +3,14 @@ it needs (``gaze diagnose`` sends its first request sooner)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+
+from tests.fresh import python_output
 
 
 def _loaded_after(statement: str) -> set[str]:
     probe = f"import sys\n{statement}\nprint(' '.join(sys.modules))"
-    proc = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
-    )
-    return set(proc.stdout.split())
+    return set(python_output(probe, timeout=60).split())
 
 
 def test_a_submodule_import_loads_none_of_its_siblings():

@@ -273,8 +273,8 @@ def test_the_command_collects_garbage_less_often_than_a_callers_process():
     (the collector walked the imported modules' objects for 0.26-0.30 s of a 60 s clip); a
     process that imports gaze as a library keeps its own."""
     import gc
-    import subprocess
-    import sys
+
+    from tests.fresh import python_output
 
     probe = (
         "import gc, gaze.cli.main as cli, gaze.api\n"
@@ -282,10 +282,9 @@ def test_the_command_collects_garbage_less_often_than_a_callers_process():
         "cli.run = lambda argv=None: print(untouched[0], gc.get_threshold()[0], flush=True) or 0\n"
         "cli.main()\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-400:]
+    output = python_output(probe)
     from gaze.cli.main import COMMAND_GC_THRESHOLD
 
-    library, command = map(int, done.stdout.split())
+    library, command = map(int, output.split())
     assert library == gc.get_threshold()[0] != COMMAND_GC_THRESHOLD
     assert command == COMMAND_GC_THRESHOLD

@@ -4,12 +4,12 @@ SDK talking HTTP to a stand-in server."""
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
 from gaze.cli.main import run
 from gaze.schema.report import Report
+from tests.fresh import python_output
 from tests.standin import StandIn, clip_work, minimal_chat, schema_name
 
 
@@ -197,9 +197,7 @@ def test_the_command_loads_rich_and_the_input_model_once_its_first_request_has_l
     """Rich (the progress line, the rendered report) and the first model that reads its field
     docstrings (``ClipInput``) load after the first request: on 2 cores they delayed it by
     0.03-0.05 s and 0.02 s. The line still appears, and the report is rendered. A fresh
-    interpreter, as ``gaze diagnose`` runs."""
-    import subprocess
-    import sys
+    interpreter, as ``gaze diagnose`` runs (with the environment this file's fixture sets)."""
     from pathlib import Path
 
     from gaze.bench.forge import forge_clip
@@ -228,12 +226,6 @@ with StandIn(responder=minimal_chat) as server:
                 "openai:m", "--base-url", server.url + "/v1", "--no-cache"])
 print("RESULT", code, loaded_at_requests[0], all(loaded_at_requests[-3:]))
 """
-    env = {k: v for k, v in os.environ.items() if k not in ("GAZE_MODEL", "OPENAI_API_KEY")}
-    env["GAZE_CACHE_DIR"] = str(tmp_path / "cache")
-    env["COLUMNS"] = "100"
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env
-    )
-    assert done.returncode == 0, done.stderr[-800:]
-    assert done.stdout.split()[-4:] == ["RESULT", "0", "False", "True"]
-    assert "Failure events" in done.stdout or "no failure" in done.stdout.lower()
+    output = python_output(script)
+    assert output.split()[-4:] == ["RESULT", "0", "False", "True"]
+    assert "Failure events" in output or "no failure" in output.lower()

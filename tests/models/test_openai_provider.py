@@ -15,6 +15,7 @@ from gaze.models.protocol import ImagePart, Message, ModelConfigError, NoReplyEr
 from gaze.models.providers.openai_chat import OpenAIChat, metrics_url, waiting_in
 from gaze.models.registry import preflight
 from gaze.models.structured import ask, strict_schema
+from tests.fresh import python_output
 from tests.standin import StandIn, chat_reply, error_reply
 
 JPEG = base64.b64decode(
@@ -234,9 +235,6 @@ def test_an_openai_client_leaves_httpx_whole():
     while other threads may be importing httpx (the graph through LangGraph, another clip's
     client): a look-up half-way through that import failed a grounding reply (CLI) and a whole
     clip (a Ray worker). In a fresh interpreter, building the provider imports httpx whole."""
-    import subprocess
-    import sys
-
     script = (
         "import sys\n"
         "from gaze.models.providers.openai_chat import OpenAIChat\n"
@@ -245,9 +243,7 @@ def test_an_openai_client_leaves_httpx_whole():
         "module = sys.modules.get('httpx')\n"
         "print(before, hasattr(module, 'Response') and hasattr(module, 'URL'))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-400:]
-    assert done.stdout.split() == ["False", "True"]
+    assert python_output(script).split() == ["False", "True"]
 
 
 def test_a_run_imports_httpx_after_its_first_request_and_before_the_graph_module(tmp_path):
@@ -255,8 +251,6 @@ def test_a_run_imports_httpx_after_its_first_request_and_before_the_graph_module
     request by 20-40 ms) and makes it on the event loop's thread before the graph module, which
     imports httpx in a worker thread, starts loading. A fresh interpreter, as ``gaze diagnose``
     runs: the stand-in answers every call with the least valid output."""
-    import subprocess
-    import sys
     from pathlib import Path
 
     from gaze.bench.forge import forge_clip
@@ -289,11 +283,7 @@ with StandIn(responder=minimal_chat) as server:
     gaze.api.diagnose({str(clip)!r}, "put the block on the plate", context=context)
 print(built_without, seen)
 """
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=120
-    )
-    assert done.returncode == 0, done.stderr[-800:]
-    assert done.stdout.split() == ["True", "[True]"]
+    assert python_output(script).split() == ["True", "[True]"]
 
 
 def test_a_vllm_servers_queue_is_read_from_its_metrics_page_beside_the_api():

@@ -89,8 +89,7 @@ def test_list_prices_come_from_the_maintained_price_data_and_a_user_table_wins(t
 def test_the_price_data_loads_once_the_first_request_is_out_not_before():
     """Loading genai-prices (about 0.25 s of imports) waits for the caller's first request, and
     then looks up the caller's models: a fresh process, so that nothing else has loaded it."""
-    import subprocess
-    import sys
+    from tests.fresh import python_output
 
     script = """
 import asyncio, sys, threading
@@ -112,9 +111,5 @@ for thread in threading.enumerate():
         thread.join()
 print(before, "genai_prices" in sys.modules, list_price.cache_info().currsize)
 """
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=60
-    )
-    assert done.returncode == 0, done.stderr[-800:]
     # read in the background once the request was sent: the report finds the price ready
-    assert done.stdout.split() == ["False", "True", "1"]
+    assert python_output(script, timeout=60).split() == ["False", "True", "1"]
