@@ -29,8 +29,9 @@ for what a run reports between them: ``STARTED`` once the clip's first request i
 (a display drawn from then on keeps its own start-up off that request's path), then
 ``{"window_observed": index}`` as each window's call ends."""
 STARTED: dict[str, Any] = {"started": True}
-"""The first progress note: the clip's first request has been handed to its backbone, or the
-work started early ended without one (every reply cached, or a failure)."""
+"""The first progress note: the clip's first requests are on the wire
+(``Caller.first_requests_out``), or the work started early ended without one (every reply
+cached, or a failure)."""
 
 
 async def adiagnose(
@@ -123,7 +124,7 @@ async def _run_graph(
             raise GazeInputError(f"no such file: {inputs['video']}")
         # grounding calls, decoding and the pixel pass start while the graph module loads
         layout = start_early(inputs, svc, ctx)
-        await _first_request_handed_over(svc)
+        await _first_requests_out(svc)
         if on_update is not None:
             on_update("progress_note", dict(STARTED))  # a hook may keep or change its note
         # on this thread, where replies are parsed, before the graph module imports it too
@@ -153,8 +154,6 @@ async def _run_graph(
         await close_run(run_id)
 
 
-SEND_GRACE_S = 0.1
-"""Time the SDK gets to put the first requests on the wire before the graph module loads."""
 GRAPH_LOAD_NICENESS = 19
 """The graph module loads at the lowest priority (``gaze.cpu_priority``): its first node runs a
 call later, while the decoding child's windows are wanted by the observers now (a 60 s clip's
@@ -165,21 +164,19 @@ def _graph_loaded() -> bool:
     return "gaze.graph.graph" in sys.modules
 
 
-async def _first_request_handed_over(svc: Any) -> None:
-    """In a process that has not loaded the graph module yet, wait until the run's first request
-    is with its backbone (and SEND_GRACE_S more), or the work started early has ended without
-    one (cached replies, a failure). LangGraph is the largest import of a run: it then loads
-    while the first replies are awaited, instead of slowing the event loop that reads the first
-    frame and builds the first requests. Later clips of the process do not wait."""
+async def _first_requests_out(svc: Any) -> None:
+    """In a process that has not loaded the graph module yet, wait until the run's first
+    requests are on the wire (``Caller.first_requests_out``), or the work started early has
+    ended without one (cached replies, a failure). LangGraph is the largest import of a run: it
+    then loads while the first replies are awaited, instead of slowing the event loop that reads
+    the first frame and builds the first requests. Later clips of the process do not wait."""
     if not svc.early or _graph_loaded():
         return
-    handed = asyncio.ensure_future(svc.caller.handed_over.wait())
+    out = asyncio.ensure_future(svc.caller.first_requests_out.wait())
     try:
-        await asyncio.wait([handed, *svc.early.values()], return_when=asyncio.FIRST_COMPLETED)
-        if handed.done():
-            await asyncio.sleep(SEND_GRACE_S)
+        await asyncio.wait([out, *svc.early.values()], return_when=asyncio.FIRST_COMPLETED)
     finally:
-        handed.cancel()
+        out.cancel()
 
 
 def _load_graph() -> Any:

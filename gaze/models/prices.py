@@ -105,10 +105,11 @@ class Pricing:
 
     def preload(self, models: Iterable[str]) -> None:
         """Look up the list prices of ``models`` in the background (about 0.25 s of imports
-        and 15 ms to read the price data, the first time in a process). The caller asks when
-        its first request is on its way: started with the run, the import delayed that request
-        by about 0.03 s on a busy core, and read when the report was made, the data added
-        15 ms after the last reply."""
+        and 15 ms to read the price data, the first time in a process). The caller asks once
+        its first requests are on the wire (``Caller.first_requests_out``): started with the
+        run, or when the first request was handed over, the import delayed that request by
+        0.03-0.06 s on a busy core; read when the report was made, the data added 15 ms after
+        the last reply."""
         wanted = [m for m in models if self.flat is None and m not in self.table]
         if self.listed and wanted:
             threading.Thread(

@@ -226,10 +226,10 @@ def test_the_graph_loads_without_waiting_when_nothing_started_early_or_it_is_loa
 
     async def check() -> None:
         idle = types.SimpleNamespace(early={}, caller=None)
-        await asyncio.wait_for(gaze.api._first_request_handed_over(idle), timeout=5)
+        await asyncio.wait_for(gaze.api._first_requests_out(idle), timeout=5)
         monkeypatch.setattr(gaze.api, "_graph_loaded", lambda: True)  # a later clip
         busy = types.SimpleNamespace(early={"task": asyncio.ensure_future(never())}, caller=None)
-        await asyncio.wait_for(gaze.api._first_request_handed_over(busy), timeout=5)
+        await asyncio.wait_for(gaze.api._first_requests_out(busy), timeout=5)
         busy.early["task"].cancel()
 
     asyncio.run(check())

@@ -86,30 +86,46 @@ def test_list_prices_come_from_the_maintained_price_data_and_a_user_table_wins(t
     assert Pricing.load(str(extra)).price_of("openai:gpt-4o") == Price(1.0, 1.0, 1.0)
 
 
-def test_the_price_data_loads_once_the_first_request_is_out_not_before():
-    """Loading genai-prices (about 0.25 s of imports) waits for the caller's first request, and
-    then looks up the caller's models: a fresh process, so that nothing else has loaded it."""
+def test_the_price_data_loads_once_the_first_requests_are_out_not_before():
+    """Loading genai-prices (about 0.25 s of imports) waits until the caller's first requests
+    are on the wire (SEND_GRACE_S after the first was handed over: a thread started at the
+    hand-over competed with the SDK building that request), and then looks up the caller's
+    models: a fresh process, so that nothing else has loaded it."""
     from tests.fresh import python_output
 
     script = """
 import asyncio, sys, threading
-from gaze.models.caller import Caller
+from gaze.models.caller import SEND_GRACE_S, Caller
 from gaze.models.prices import Pricing, list_price
 from gaze.models.protocol import Message, ModelRequest
 from gaze.models.scripted import ScriptedBackbone
 
+def loading():
+    return any(thread.name == "gaze-prices" for thread in threading.enumerate())
+
 class Hosted(ScriptedBackbone):
     provider = "openai"  # a model with a list price
 
+    async def complete(self, request):
+        print("asked", loading(), "genai_prices" in sys.modules)
+        return await super().complete(request)
+
 pricing = Pricing.load()
-caller = Caller({"default": Hosted(lambda request: {}, model="gpt-4o")}, pricing=pricing)
-before = "genai_prices" in sys.modules
+backbone = Hosted(lambda request: {}, model="gpt-4o", latency_s=3 * SEND_GRACE_S)
+caller = Caller({"default": backbone}, pricing=pricing)
 request = ModelRequest(role="observer", messages=(Message.text("user", "hi"),), schema_name="E")
-asyncio.run(caller.send(request, caller.new_record(request)))
+
+async def run():
+    await caller.send(request, caller.new_record(request))
+    print("replied", caller.first_requests_out.is_set())
+
+asyncio.run(run())
 for thread in threading.enumerate():
     if thread.name == "gaze-prices":
         thread.join()
-print(before, "genai_prices" in sys.modules, list_price.cache_info().currsize)
+print("after", "genai_prices" in sys.modules, list_price.cache_info().currsize)
 """
-    # read in the background once the request was sent: the report finds the price ready
-    assert python_output(script, timeout=60).split() == ["False", "True", "1"]
+    # read in the background while the reply is awaited: the report finds the price ready
+    assert python_output(script, timeout=60).split() == (
+        ["asked", "False", "False", "replied", "True", "after", "True", "1"]
+    )
