@@ -18,8 +18,10 @@ wall / (critical-path calls x latency), target <= 1.3. Three routes:
   other with a one-line prompt, and ends without the interpreter's teardown (as ``gaze`` does).
   ``cli`` over ``floor`` is what gaze itself adds to a whole command.
 
-Each figure is the median of ``--repeat`` runs (the spread is printed beside it): single runs on
-a shared 2-core machine vary by 0.1-0.3 s. ``--against DIR`` also times the whole command of
+Each figure is the median of ``--repeat`` rounds (the spread is printed beside it): single runs
+on a shared 2-core machine vary by 0.1-0.3 s, and the machine's load drifts over minutes, so
+every round runs each route once, one after the other, and each whole command's margin over the
+floor is the median of its per-round differences. ``--against DIR`` also times the whole command of
 another checkout of gaze (``git worktree add DIR REV``; compile it first with ``python -m
 compileall DIR/gaze``, or every run pays for compiling it), run by run beside this one, so that
 the machine's load falls on both alike.
@@ -215,25 +217,47 @@ def main(argv: list[str]) -> None:
             clip = Path(tmp) / f"clip_{duration:g}s.mp4"
             forge_clip(clip, seed=1, failures=[], duration_s=duration)
             for concurrency in args.concurrency:
-                for via in args.via:
-                    rows: dict[str, list[float]] = {via: []}
-                    if via == "cli" and args.against is not None:
-                        rows[f"cli@{args.against.name}"] = []
-                    for _ in range(max(1, args.repeat)):
-                        for row in rows:
-                            checkout = args.against if "@" in row else None
-                            wall, calls = run_once(
-                                via, clip, url, concurrency, server, args, tmp, checkout
-                            )
-                            rows[row].append(wall)
-                    for row, walls in rows.items():
-                        wall = statistics.median(walls)
-                        print(
-                            f"{row:>9s} {duration:>5g}s {concurrency:>5d} {calls:>6d} "
-                            f"{wall:>7.2f} {wall / ideal:>11.2f} "
-                            f"{min(walls):>7.2f}-{max(walls):.2f}",
-                            flush=True,
-                        )
+                measure(clip, duration, concurrency, url, server, args, tmp, ideal)
+
+
+def measure(
+    clip: Path,
+    duration: float,
+    concurrency: int,
+    url: str,
+    server: StandIn,
+    args: Any,
+    tmp: str,
+    ideal: float,
+) -> None:
+    """Print each route's median over ``--repeat`` rounds, every round running every route one
+    after the other, and each whole command's margin over the floor, the median of its
+    per-round differences: the machine's load, which drifts over minutes, falls on both."""
+    rows: dict[str, tuple[str, Path | None]] = {}
+    for via in args.via:
+        rows[via] = (via, None)
+        if via == "cli" and args.against is not None:
+            rows[f"cli@{args.against.name}"] = ("cli", args.against)
+    walls: dict[str, list[float]] = {row: [] for row in rows}
+    calls: dict[str, int] = {}
+    for _ in range(max(1, args.repeat)):
+        for row, (via, checkout) in rows.items():
+            wall, calls[row] = run_once(via, clip, url, concurrency, server, args, tmp, checkout)
+            walls[row].append(wall)
+    for row, runs in walls.items():
+        wall = statistics.median(runs)
+        print(
+            f"{row:>9s} {duration:>5g}s {concurrency:>5d} {calls[row]:>6d} "
+            f"{wall:>7.2f} {wall / ideal:>11.2f} {min(runs):>7.2f}-{max(runs):.2f}",
+            flush=True,
+        )
+    for row in (r for r in rows if r.startswith("cli") and "floor" in rows):
+        over = [a - b for a, b in zip(walls[row], walls["floor"], strict=True)]
+        print(
+            f"{row:>9s} {duration:>5g}s over the floor, median of {len(over)} rounds: "
+            f"{statistics.median(over):+.2f} s ({min(over):+.2f} to {max(over):+.2f})",
+            flush=True,
+        )
 
 
 def run_once(
