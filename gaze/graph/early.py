@@ -2,29 +2,37 @@
 
 The grounding call (one for both memories) depends only on the instruction and the initial
 scene, and it begins every clip's critical path; decoding and the pixel pass depend only on the
-video, and each observer call only on its windows' frames and the task memory. ``gaze.diagnose``
-starts the decoding before the SDK clients are built and the rest as soon as the run's services
-exist -- while the graph module (LangGraph and its dependencies, the largest import of a run) is
-still loading -- and the nodes take the results instead of doing the work again. A graph run
-nobody prepared (LangGraph Studio) does the same work in its nodes. Nothing here imports
-LangGraph.
+video, each observer call only on its windows' frames and the task memory, and the router call only
+on the observations, the task memory and the pixel evidence. ``gaze.diagnose`` starts the
+decoding before the SDK clients are built and the rest as soon as the run's services exist --
+while the graph module (LangGraph and its dependencies, the largest import of a run) is still
+loading, which a long clip's observers can outlast -- and the nodes take the results instead of
+doing the work again. A graph run nobody prepared (LangGraph Studio) does the same work in its
+nodes. Nothing here imports LangGraph.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Mapping
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 from gaze.agents import grounding
 from gaze.errors import GazeInputError
-from gaze.graph.observing import observe_windows
+from gaze.graph.observing import observe_windows, window_ref
+from gaze.graph.segment_texts import router_texts
+from gaze.graph.segments import clip_segments
 from gaze.graph.services import RunServices
-from gaze.graph.state import TaskMemoryRecord
+from gaze.graph.state import EventRecord, Segment, TaskMemoryRecord
 from gaze.models.structured import Structured
 from gaze.schema.records import record_of
-from gaze.settings.context import GazeContext, diagnosing
+from gaze.settings.context import GazeContext, diagnosing, wants_pixels
 from gaze.video.frames import encode_jpeg, resize_max_side
+
+if TYPE_CHECKING:  # the router's module loads the codebook: not before the first request
+    from gaze.agents.router import RouterOutput
 
 MemoryKind = Literal["task", "scene"]
 
@@ -98,7 +106,10 @@ def start_early(
             instruction, video = inputs["instruction"], inputs["video"]
             return await observe_windows(svc, fitted, instruction, video, task_memory_of(call))
 
-        svc.early["observe"] = asyncio.ensure_future(observe())
+        observing = svc.early["observe"] = asyncio.ensure_future(observe())
+        svc.early["route"] = asyncio.ensure_future(
+            route_early(inputs, svc, layout, observing, call)
+        )
     return layout
 
 
@@ -123,3 +134,52 @@ async def grounded(
         call = svc.early["grounding"] = asyncio.ensure_future(ground(kind, inputs, svc, ctx))
     result: Structured[Any] = await asyncio.shield(call)
     return kind, result
+
+
+async def pixel_event_records(svc: RunServices, ctx: GazeContext, video: str) -> list[EventRecord]:
+    """The pixel events the specialists and the critic are given: none when the run takes no
+    pixel evidence, or takes it for the report alone."""
+    if not wants_pixels(ctx):
+        return []
+    _, events = await svc.clips.pixel_evidence(video)
+    if not (diagnosing(ctx) and ctx.pixel_hints):
+        return []
+    return [record_of(e, EventRecord) for e in events]
+
+
+@dataclass(frozen=True)
+class RouterCall:
+    """A router call made before the graph reached its ``route`` node, and what it asked."""
+
+    texts: list[tuple[Segment, str]]
+    """Each segment with the text it was scored by (``gaze.graph.segment_texts``)."""
+    result: Structured[RouterOutput]
+
+
+async def route_early(
+    inputs: Mapping[str, Any],
+    svc: RunServices,
+    layout: asyncio.Future[GazeContext],
+    observing: asyncio.Future[Any],
+    grounding_call: asyncio.Future[Any] | None,
+) -> RouterCall | None:
+    """The router call, from the work started early, as soon as the observers have answered:
+    the ``route`` node takes it when it asks what the node would ask. None when the run has no
+    router call to make."""
+    ctx = await asyncio.shield(layout)
+    if not ctx.use_router:
+        return None
+    video = inputs["video"]
+    observed = await asyncio.shield(observing)
+    clip = await svc.clips.decoded(video)
+    memory = await task_memory_of(grounding_call)
+    windows = [window_ref(w) for w in clip.windows]
+    segments = clip_segments(windows, observed["observations"], memory, ctx)
+    if not segments:
+        return None
+    events = await pixel_event_records(svc, ctx, video)
+    # the router's module loads the codebook (file reads): off the event loop
+    router = await asyncio.to_thread(importlib.import_module, "gaze.agents.router")
+    texts = router_texts(segments, observed["observations"], events)
+    result = await router.score_segments(svc.caller, inputs["instruction"], texts, ctx.max_retries)
+    return RouterCall(texts, result)

@@ -13,28 +13,25 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
 from gaze.agents import grounding, router
-from gaze.graph.early import grounded, wants_memory
+from gaze.graph.early import RouterCall, grounded, pixel_event_records, wants_memory
 from gaze.graph.observing import empty_observation, observe_windows, reporting, window_ref
-from gaze.graph.segments import align_segments
+from gaze.graph.segment_texts import router_texts
+from gaze.graph.segments import clip_segments
 from gaze.graph.services import services
 from gaze.graph.state import (
     ClipRecord,
-    EventRecord,
     Route,
     SceneMemoryRecord,
-    Segment,
     State,
     TaskMemoryRecord,
     Update,
-    WindowRef,
     failure,
     fresh_clip_state,
 )
 from gaze.schema.dimensions import DIMENSIONS
 from gaze.schema.input_rules import check_instruction
 from gaze.schema.records import record_of
-from gaze.settings.context import GazeContext, diagnosing, wants_pixels
-from gaze.settings.segment_length import segment_windows
+from gaze.settings.context import GazeContext, diagnosing
 
 
 async def start_run(state: State) -> dict[str, Any]:
@@ -49,10 +46,7 @@ async def load_clip(state: State, runtime: Runtime[GazeContext]) -> Update:
     check_instruction(state["instruction"])
     svc = await services(runtime)
     clip = await svc.clips.decoded(state["video"])
-    windows = [
-        WindowRef(index=w.index, start_s=w.start_s, end_s=w.end_s, frames=len(w.frame_indices))
-        for w in clip.windows
-    ]
+    windows = [window_ref(w) for w in clip.windows]
     return {
         "started_at": svc.started_at,
         "clip": record_of(clip.info, ClipRecord),
@@ -64,13 +58,8 @@ async def load_clip(state: State, runtime: Runtime[GazeContext]) -> Update:
 async def pixels(state: State, runtime: Runtime[GazeContext]) -> Update:
     """Pixel evidence of the decoded clip: candidate events for the critic, measurements for
     the specialists (runs beside the observers, off the critical path)."""
-    ctx = runtime.context
-    if not wants_pixels(ctx):
-        return {"pixel_events": []}
-    _, events = await (await services(runtime)).clips.pixel_evidence(state["video"])
-    if not (diagnosing(ctx) and ctx.pixel_hints):
-        return {"pixel_events": []}
-    return {"pixel_events": [record_of(e, EventRecord) for e in events]}
+    svc = await services(runtime)
+    return {"pixel_events": await pixel_event_records(svc, runtime.context, state["video"])}
 
 
 async def _ground(
@@ -138,44 +127,11 @@ async def observe(state: State, runtime: Runtime[GazeContext]) -> Update:
 
 async def align(state: State, runtime: Runtime[GazeContext]) -> Update:
     """Subtasks to window spans: the segments the specialists examine."""
-    memory = state.get("task_memory")
-    subtask_ids = [s["id"] for s in memory["subtasks"]] if memory else []
-    observations = sorted(state.get("observations", []), key=lambda o: o["window"])
     ctx = (await services(runtime)).settings(runtime.context)
-    windows = state.get("windows", [])
-    segments = align_segments(
-        windows, observations, subtask_ids, segment_windows(ctx, len(windows))
+    segments = clip_segments(
+        state.get("windows", []), state.get("observations", []), state.get("task_memory"), ctx
     )
     return {"segments": segments}
-
-
-def observations_text(state: State, segment: Segment) -> str:
-    lines = []
-    for obs in sorted(state.get("observations", []), key=lambda o: o["window"]):
-        if obs["window"] not in segment["windows"]:
-            continue
-        lines.append(
-            f"window {obs['window']} ({obs['start_s']:.2f}-{obs['end_s']:.2f} s): "
-            f"{obs['summary'] or '(no observation)'}"
-        )
-        lines += [f"  {s['subtask_id']}: {s['status']}" for s in obs["subtask_status"]]
-        lines += [f"  t={n['time_s']:.2f}s {n['what']}" for n in obs["notable"]]
-    return "\n".join(lines) or "(none)"
-
-
-def pixel_hints_text(state: State, segment: Segment) -> str:
-    hits = [
-        e
-        for e in state.get("pixel_events", [])
-        if e["start_s"] <= segment["end_s"] and e["end_s"] >= segment["start_s"]
-    ]
-    if not hits:
-        return "(no pixel signal fired in this segment)"
-    return "\n".join(
-        f"- {e['start_s']:.2f}-{e['end_s']:.2f} s {e['type']}: {e['description']} "
-        f"[{'; '.join(e['evidence'])}]"
-        for e in hits
-    )
 
 
 async def route(state: State, runtime: Runtime[GazeContext]) -> Update:
@@ -192,17 +148,18 @@ async def route(state: State, runtime: Runtime[GazeContext]) -> Update:
         }
     if not segments:
         return {"routes": [], "prompts": ["router"]}
-    texts = [
-        (
-            segment,
-            observations_text(state, segment)
-            + "\nPixel measurements:\n"
-            + pixel_hints_text(state, segment),
-        )
-        for segment in segments
-    ]
-    caller = (await services(runtime)).caller
-    result = await router.score_segments(caller, state["instruction"], texts, ctx.max_retries)
+    texts = router_texts(segments, state.get("observations", []), state.get("pixel_events", []))
+    svc = await services(runtime)
+    early: RouterCall | None = None
+    job = svc.early.pop("route", None)  # gaze.diagnose started it before the graph loaded
+    if job is not None:
+        early = await job
+    if early is not None and early.texts == texts:
+        result, unused = early.result, []
+    else:  # not started early, or asked otherwise than this node would: its cost still counts
+        instruction = state["instruction"]
+        result = await router.score_segments(svc.caller, instruction, texts, ctx.max_retries)
+        unused = early.result.records if early is not None else []
     # every segment, when the call answered (``router.read_scores``)
     answered = {s.segment_id: s for s in result.value.segments} if result.value is not None else {}
     routes: list[Route] = []
@@ -211,14 +168,13 @@ async def route(state: State, runtime: Runtime[GazeContext]) -> Update:
         scores = router.scores_of(given) if given is not None else {}
         chosen = router.route(scores, ctx.top_k) if given is not None else []
         routes.append(Route(segment_id=segment["id"], scores=scores, dimensions=chosen))
-    usage = result.records
     failures = failure("router", result, "clip")
     not_assessed = [
         f"{s['id']}/router (no dimension examined)" for s in segments if s["id"] not in answered
     ]
     return {
         "routes": routes,
-        "usage": usage,
+        "usage": [*unused, *result.records],
         "failures": failures,
         "not_assessed": not_assessed,
         "prompts": ["router"],

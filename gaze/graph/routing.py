@@ -7,7 +7,7 @@ from typing import Literal
 
 from langgraph.types import Send
 
-from gaze.graph.nodes import observations_text, pixel_hints_text
+from gaze.graph.segment_texts import observations_text, pixel_hints_text
 from gaze.graph.state import SpecialistTask, State
 
 
@@ -30,8 +30,8 @@ def to_specialists(state: State) -> list[Send] | Literal["critic"]:
                     clip_end_s=clip_end,
                     task_memory=state.get("task_memory"),
                     scene_memory=state.get("scene_memory"),
-                    observations=observations_text(state, segment),
-                    pixel_hints=pixel_hints_text(state, segment),
+                    observations=observations_text(state.get("observations", []), segment),
+                    pixel_hints=pixel_hints_text(state.get("pixel_events", []), segment),
                 ),
             )
         )

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gaze.agents.observer import ACTIVE
-from gaze.schema.records import Observation, Segment, WindowRef
+from gaze.schema.records import Observation, Segment, TaskMemoryRecord, WindowRef
+from gaze.settings.context import GazeContext
+from gaze.settings.segment_length import segment_windows
 
 
 def _runs(indices: Sequence[int]) -> list[list[int]]:
@@ -79,3 +81,16 @@ def align_segments(
                 )
             )
     return segments
+
+
+def clip_segments(
+    windows: Sequence[WindowRef],
+    observations: Sequence[Observation],
+    task_memory: TaskMemoryRecord | None,
+    ctx: GazeContext,
+) -> list[Segment]:
+    """The clip's segments: its windows aligned with the task memory's subtasks, each at most
+    as long as the run's settings (``ctx``, fitted to the servers) allow."""
+    subtask_ids = [s["id"] for s in task_memory["subtasks"]] if task_memory else []
+    in_order = sorted(observations, key=lambda o: o["window"])
+    return align_segments(windows, in_order, subtask_ids, segment_windows(ctx, len(windows)))

@@ -1,0 +1,82 @@
+"""The router call ``gaze.diagnose`` starts before the graph reaches its ``route`` node (a long
+clip's observers can answer before the graph module has loaded): asked once, asked exactly
+what the node would ask, and ignored -- though still counted -- when it asked otherwise."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import gaze.graph.early
+from gaze.models.scripted import minimal_instance
+from tests.graph.test_early import _diagnose
+
+
+def _texts(request):
+    return [(m.role, [getattr(p, "text", None) for p in m.parts]) for m in request.messages]
+
+
+def _router_requests(backbone):
+    return [r for r in backbone.requests if r.schema_name == "RouterOutput"]
+
+
+def _specialists(backbone):
+    """What each specialist call was asked: the dimensions the routes gave it, and its text."""
+    asked = [r for r in backbone.requests if r.schema_name.startswith("Specialists_")]
+    return sorted((r.schema_name, str(_texts(r))) for r in asked)
+
+
+@pytest.fixture
+def clean(forge_dir, forge_rows):
+    row = forge_rows["clean"]
+    return forge_dir / row.video, row.instruction
+
+
+def _answer(request):
+    return minimal_instance(request.json_schema)
+
+
+def test_the_router_is_asked_before_the_graph_loads_and_once(clean, monkeypatch):
+    import gaze.api
+
+    router_asked = threading.Event()
+    load_graph = gaze.api._load_graph
+
+    def graph_after_the_router():  # fails unless the router is asked without the graph
+        assert router_asked.wait(30), "the router was not asked before the graph loaded"
+        return load_graph()
+
+    def respond(request):
+        if request.schema_name == "RouterOutput":
+            router_asked.set()
+        return _answer(request)
+
+    monkeypatch.setattr(gaze.api, "_load_graph", graph_after_the_router)
+    backbone, report = _diagnose(*clean, respond)
+    assert len(_router_requests(backbone)) == report.manifest.calls["router"] == 1
+    assert report.manifest.prompts and "router" in [p.id for p in report.manifest.prompts]
+    assert not report.assessment.not_assessed
+
+
+def test_the_early_router_call_asks_what_the_route_node_would(clean, monkeypatch):
+    early_backbone, early_report = _diagnose(*clean, _answer)
+    (early_request,) = _router_requests(early_backbone)
+
+    # the early call asks about one segment less: the node sees that and asks itself
+    texts = gaze.graph.early.router_texts
+    monkeypatch.setattr(gaze.graph.early, "router_texts", lambda *a: texts(*a)[:-1] or [])
+    backbone, report = _diagnose(*clean, _answer)
+    mismatched, by_node = _router_requests(backbone)
+    assert _texts(mismatched) != _texts(by_node)
+    assert _texts(by_node) == _texts(early_request)  # what the early call asked, unpatched
+    # both calls were paid for and are counted; the routes come from the node's own call
+    assert report.manifest.calls["router"] == 2
+    assert early_report.manifest.calls["router"] == 1
+    assert _specialists(backbone) == _specialists(early_backbone)
+    assert report.events == early_report.events
+
+
+def test_no_early_router_call_without_the_router(clean):
+    backbone, report = _diagnose(*clean, _answer, use_router=False)
+    assert _router_requests(backbone) == [] and "router" not in report.manifest.calls
