@@ -81,22 +81,29 @@ def test_an_ablated_memory_is_not_asked_early(forge_dir, forge_rows):
     assert [p.id for p in report.manifest.prompts if p.id.startswith("ground")] == ["ground_scene"]
 
 
-def test_observers_start_before_the_graph_loads(forge_dir, forge_rows, monkeypatch):
+def graph_loads_after(schema_name, monkeypatch):
+    """A responder under which the graph module loads only once a request of ``schema_name``
+    was asked (the run fails unless that request is made without the graph)."""
     import gaze.api
 
-    observer_asked = threading.Event()
+    asked = threading.Event()
     load_graph = gaze.api._load_graph
 
-    def graph_after_an_observer():  # fails unless an observer is asked without the graph
-        assert observer_asked.wait(30), "no observer was asked before the graph loaded"
+    def graph_after_the_request():
+        assert asked.wait(30), f"no {schema_name} request was asked before the graph loaded"
         return load_graph()
 
     def respond(request):
-        if request.schema_name == "WindowObservations":
-            observer_asked.set()
+        if request.schema_name == schema_name:
+            asked.set()
         return minimal_instance(request.json_schema)
 
-    monkeypatch.setattr(gaze.api, "_load_graph", graph_after_an_observer)
+    monkeypatch.setattr(gaze.api, "_load_graph", graph_after_the_request)
+    return respond
+
+
+def test_observers_start_before_the_graph_loads(forge_dir, forge_rows, monkeypatch):
+    respond = graph_loads_after("WindowObservations", monkeypatch)
     row = forge_rows["clean"]
     backbone, report = _diagnose(forge_dir / row.video, row.instruction, respond)
     asked = Counter(r.schema_name for r in backbone.requests)

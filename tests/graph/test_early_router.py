@@ -4,13 +4,11 @@ what the node would ask, and ignored -- though still counted -- when it asked ot
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 import gaze.graph.early
 from gaze.models.scripted import minimal_instance
-from tests.graph.test_early import _diagnose
+from tests.graph.test_early import _diagnose, graph_loads_after
 
 
 def _texts(request):
@@ -38,21 +36,7 @@ def _answer(request):
 
 
 def test_the_router_is_asked_before_the_graph_loads_and_once(clean, monkeypatch):
-    import gaze.api
-
-    router_asked = threading.Event()
-    load_graph = gaze.api._load_graph
-
-    def graph_after_the_router():  # fails unless the router is asked without the graph
-        assert router_asked.wait(30), "the router was not asked before the graph loaded"
-        return load_graph()
-
-    def respond(request):
-        if request.schema_name == "RouterOutput":
-            router_asked.set()
-        return _answer(request)
-
-    monkeypatch.setattr(gaze.api, "_load_graph", graph_after_the_router)
+    respond = graph_loads_after("RouterOutput", monkeypatch)
     backbone, report = _diagnose(*clean, respond)
     assert len(_router_requests(backbone)) == report.manifest.calls["router"] == 1
     assert report.manifest.prompts and "router" in [p.id for p in report.manifest.prompts]
