@@ -15,13 +15,14 @@ from gaze.bench.run import run_benchmark
 from gaze.bench.screening import screen
 from gaze.cli.main import run
 from gaze.models.caller import Caller
-from gaze.models.protocol import ModelRequest, TextPart
+from gaze.models.protocol import ModelRequest
 from gaze.models.scripted import ScriptedBackbone, minimal_instance
 from gaze.schema.events import Event
 from gaze.schema.manifest import ManifestClip
 from gaze.schema.report import Report
 from gaze.settings.context import GazeContext
 from tests.cli.test_cli import one_line_error
+from tests.graph.script import text_of
 
 
 @pytest.fixture
@@ -104,10 +105,6 @@ def finding(kind="object_floating", start=1.0, end=2.0, conf=0.8, desc="block fl
         "evidence": ["t=1.00s"],
         "confidence": conf,
     }
-
-
-def text_of(request: ModelRequest) -> str:
-    return "\n".join(p.text for m in request.messages for p in m.parts if isinstance(p, TextPart))
 
 
 def baseline_world(request: ModelRequest):

@@ -8,11 +8,8 @@ import pytest
 
 import gaze.graph.early
 from gaze.models.scripted import minimal_instance
+from tests.graph.script import text_of
 from tests.graph.test_early import _diagnose, graph_loads_after
-
-
-def _texts(request):
-    return [(m.role, [getattr(p, "text", None) for p in m.parts]) for m in request.messages]
 
 
 def _router_requests(backbone):
@@ -22,7 +19,7 @@ def _router_requests(backbone):
 def _specialists(backbone):
     """What each specialist call was asked: the dimensions the routes gave it, and its text."""
     asked = [r for r in backbone.requests if r.schema_name.startswith("Specialists_")]
-    return sorted((r.schema_name, str(_texts(r))) for r in asked)
+    return sorted((r.schema_name, text_of(r)) for r in asked)
 
 
 @pytest.fixture
@@ -49,11 +46,11 @@ def test_the_early_router_call_asks_what_the_route_node_would(clean, monkeypatch
 
     # the early call asks about one segment less: the node sees that and asks itself
     texts = gaze.graph.early.router_texts
-    monkeypatch.setattr(gaze.graph.early, "router_texts", lambda *a: texts(*a)[:-1] or [])
+    monkeypatch.setattr(gaze.graph.early, "router_texts", lambda *a: texts(*a)[:-1])
     backbone, report = _diagnose(*clean, _answer)
     mismatched, by_node = _router_requests(backbone)
-    assert _texts(mismatched) != _texts(by_node)
-    assert _texts(by_node) == _texts(early_request)  # what the early call asked, unpatched
+    assert text_of(mismatched) != text_of(by_node)
+    assert text_of(by_node) == text_of(early_request)  # what the early call asked, unpatched
     # both calls were paid for and are counted; the routes come from the node's own call
     assert report.manifest.calls["router"] == 2
     assert early_report.manifest.calls["router"] == 1
