@@ -2,6 +2,7 @@
 
     python bench/graph_latency.py [--latency 0.5] [--concurrency 32] [--durations 8 30 60]
                                   [--via inprocess http cli] [--repeat 3] [--against DIR]
+                                  [--hops]
 
 Every call takes ``latency`` seconds and is answered with small valid outputs (each specialist
 proposes one hypothesis so the critic runs too). The critical path is five calls (grounding ->
@@ -24,7 +25,9 @@ every round runs each route once, one after the other, and each whole command's 
 floor is the median of its per-round differences. ``--against DIR`` also times the whole command of
 another checkout of gaze (``git worktree add DIR REV``; compile it first with ``python -m
 compileall DIR/gaze``, or every run pays for compiling it), run by run beside this one, so that
-the machine's load falls on both alike.
+the machine's load falls on both alike. ``--hops`` prints where each whole command's time goes:
+its first request after the process started, each stage's last request after the last reply
+before it (the floor's calls take 5-8 ms each), and its end after the last reply.
 """
 
 from __future__ import annotations
@@ -96,11 +99,16 @@ def scripted(request: ModelRequest) -> Any:
     return answer(request.schema_name, request.json_schema, text)
 
 
-def served(latency: float) -> Any:
+def served(latency: float, arrivals: list[tuple[float, str]] | None = None) -> Any:
+    """The stand-in's answers; ``arrivals`` (when given) gets each request's arrival time and
+    schema name."""
+
     def respond(body: Any) -> Reply:
         if not isinstance(body, dict) or "response_format" not in body:  # GET /v1/models
             return Reply(200, {"object": "list", "data": []}, delay_s=latency)
         spec = body["response_format"]["json_schema"]
+        if arrivals is not None:
+            arrivals.append((time.perf_counter(), spec["name"]))
         texts = []
         for message in body["messages"]:
             content = message["content"]
@@ -192,6 +200,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
     parser.add_argument("--against", type=Path, help="another checkout's whole command, beside")
     parser.add_argument(
+        "--hops", action="store_true", help="where each whole command's time goes (ms, medians)"
+    )
+    parser.add_argument(
         "--via",
         nargs="+",
         choices=ROUTES,
@@ -199,7 +210,9 @@ def main(argv: list[str]) -> None:
     )
     args = parser.parse_args(argv)
     ideal = CRITICAL_PATH_CALLS * args.latency
-    with tempfile.TemporaryDirectory() as tmp, StandIn(responder=served(args.latency)) as server:
+    arrivals: list[tuple[float, str]] = []
+    responder = served(args.latency, arrivals)
+    with tempfile.TemporaryDirectory() as tmp, StandIn(responder=responder) as server:
         url = server.url + "/v1"
         warm = Path(tmp) / "warm.mp4"  # pay in-process imports and first-use costs untimed
         forge_clip(warm, seed=2, failures=[])
@@ -217,7 +230,7 @@ def main(argv: list[str]) -> None:
             clip = Path(tmp) / f"clip_{duration:g}s.mp4"
             forge_clip(clip, seed=1, failures=[], duration_s=duration)
             for concurrency in args.concurrency:
-                measure(clip, duration, concurrency, url, server, args, tmp, ideal)
+                measure(clip, duration, concurrency, url, server, args, tmp, ideal, arrivals)
 
 
 def measure(
@@ -229,6 +242,7 @@ def measure(
     args: Any,
     tmp: str,
     ideal: float,
+    arrivals: list[tuple[float, str]],
 ) -> None:
     """Print each route's median over ``--repeat`` rounds, every round running every route one
     after the other, and each whole command's margin over the floor, the median of its
@@ -239,11 +253,14 @@ def measure(
         if via == "cli" and args.against is not None:
             rows[f"cli@{args.against.name}"] = ("cli", args.against)
     walls: dict[str, list[float]] = {row: [] for row in rows}
+    spent: dict[str, list[list[float]]] = {row: [] for row in rows}
     calls: dict[str, int] = {}
     for _ in range(max(1, args.repeat)):
         for row, (via, checkout) in rows.items():
+            seen, started = len(arrivals), time.perf_counter()
             wall, calls[row] = run_once(via, clip, url, concurrency, server, args, tmp, checkout)
             walls[row].append(wall)
+            spent[row].append(hops(arrivals[seen:], started, wall, args.latency))
     for row, runs in walls.items():
         wall = statistics.median(runs)
         print(
@@ -258,6 +275,39 @@ def measure(
             f"{statistics.median(over):+.2f} s ({min(over):+.2f} to {max(over):+.2f})",
             flush=True,
         )
+    for row in (r for r in rows if args.hops and rows[r][0] in ("cli", "floor")):
+        if len({len(h) for h in spent[row]}) != 1:
+            continue  # a round whose stages did not come apart: no per-stage median
+        medians = [
+            statistics.median(h[k] for h in spent[row]) * 1000 for k in range(len(spent[row][0]))
+        ]
+        gaps = " ".join(f"+{m:.0f}" for m in medians[1:-1])
+        print(
+            f"{row:>9s} {duration:>5g}s ms: first request {medians[0]:.0f}, each stage's "
+            f"last request after the last reply before it {gaps}, end +{medians[-1]:.0f}",
+            flush=True,
+        )
+
+
+def hops(
+    arrivals: list[tuple[float, str]], started: float, wall: float, latency: float
+) -> list[float]:
+    """Where one command's time went, from the stand-in's arrival times (seconds): its first
+    request after the process started, then for each stage of the critical path the time its
+    last request arrived after the last reply of the stage before it left the server, then
+    the time from the last reply to the process's end. A stage is the requests that arrived
+    together: the next one starts with a request that came after a reply (``latency`` later)."""
+    times = sorted(t for t, name in arrivals if name != "Probe")  # the start-up check is beside
+    if not times:
+        return []
+    stages = [[times[0]]]
+    for t in times[1:]:
+        if t - stages[-1][-1] > latency / 2:
+            stages.append([])
+        stages[-1].append(t)
+    lasts = [stage[-1] for stage in stages]
+    between = [b - a - latency for a, b in zip(lasts, lasts[1:], strict=False)]
+    return [times[0] - started, *between, started + wall - lasts[-1] - latency]
 
 
 def run_once(

@@ -39,3 +39,22 @@ def test_the_floor_command_makes_the_five_calls_one_after_another():
     assert {s.body["response_format"]["json_schema"]["name"] for s in chats} == {"Floor"}
     # each call waits for the reply before it: none arrives within the delay of the one before
     assert all(b - a >= DELAY_S for a, b in zip(arrivals, arrivals[1:], strict=False))
+
+
+def test_hops_split_a_command_into_its_stages_by_arrival_time():
+    """Five stages 0.5 s apart (a stage's requests arrive within milliseconds of each other);
+    the start-up check beside the first request is not a stage."""
+    hops = _bench().hops
+    arrivals = [
+        (10.40, "Grounding"),
+        (10.401, "Probe"),
+        (10.94, "WindowObservations"),  # 40 ms after the grounding reply
+        (10.95, "WindowObservations"),
+        (11.457, "RouterOutput"),
+        (11.98, "Specialists_a"),
+        (11.987, "Specialists_b"),
+        (12.51, "CriticOutput"),
+    ]
+    spent = hops(arrivals, started=10.0, wall=3.03, latency=0.5)
+    assert [round(s * 1000) for s in spent] == [400, 50, 7, 30, 23, 20]
+    assert hops([], started=0.0, wall=1.0, latency=0.5) == []
