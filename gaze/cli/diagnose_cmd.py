@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from gaze.atomic import claim_output, to_stdout
+from gaze.cli import collector
 from gaze.cli.context_options import context_from, context_options
 from gaze.cli.options import (
     initial_frame_or_error,
@@ -54,14 +55,15 @@ def _run_graph(request: dict[str, Any], context: GazeContext, transcript: Path |
     from gaze.atomic import atomic_write_text
     from gaze.models.transcript import recording
 
+    def on_update(node: str, update: dict[str, Any]) -> None:
+        if node != "progress_note":  # the graph runs: its module, the last to load, has loaded
+            collector.imports_done()
+        progress(node, update)
+
     async def recorded() -> Report:
         with recording(request["clip_id"]) as log:
             try:
-                return await adiagnose(
-                    **request,
-                    context=context,
-                    on_update=progress,
-                )
+                return await adiagnose(**request, context=context, on_update=on_update)
             finally:  # a clip that failed keeps the exchanges that explain why
                 if transcript is not None:
                     await asyncio.to_thread(atomic_write_text, transcript, log.text())

@@ -7,7 +7,6 @@ unexpected fault ends in one line and exit code 1 (GAZE_DEBUG=1 shows the traceb
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib
 import logging
 import os
@@ -16,6 +15,7 @@ import sys
 import click
 
 from gaze import __version__
+from gaze.cli import collector
 from gaze.errors import GazeInputError
 from gaze.models.protocol import NoReplyError
 from gaze.redact import redact
@@ -37,15 +37,6 @@ COMMANDS = {
 }
 """Subcommand -> (module, attribute, one-line help). A command's module is imported only when
 that command runs, so `gaze --version` or `gaze schema` never loads scipy or LangGraph."""
-
-COMMAND_GC_THRESHOLD = 50_000
-"""Allocations between the young generation's collections in a ``gaze`` process (Python's
-default: 700). A command imports a few hundred thousand long-lived objects (LangGraph, the SDKs)
-in bursts, and the default let the collector walk them again and again: 0.26-0.30 s with the
-interpreter lock held during a 60 s clip's ``gaze diagnose`` (3 full collections, one of them
-when the observers' replies came), 0.07 s at this threshold and no full one. Unreachable cycles
-are still collected, up to this many allocations later. Only the command's own process is
-tuned: ``gaze.diagnose`` in a caller's process leaves its collector as it was."""
 
 
 class LazyGroup(click.Group):
@@ -150,7 +141,7 @@ def _closed_streams_to_devnull() -> None:
 
 
 def main() -> None:
-    gc.set_threshold(COMMAND_GC_THRESHOLD, *gc.get_threshold()[1:])
+    collector.tune(loads_while_running=_decodes_in_a_child(sys.argv[1:]))
     _closed_streams_to_devnull()
     code = run()
     # Everything is written and closed by now; skipping the interpreter's teardown of a few

@@ -266,25 +266,3 @@ def test_html_prints_the_path_it_wrote(tmp_path, capsys):
         assert run(["diagnose", "--demo", "--html", str(page), *extra]) == 0
         assert f"page written to {page}\n" in capsys.readouterr().err
         assert page.is_file()
-
-
-def test_the_command_collects_garbage_less_often_than_a_callers_process():
-    """A ``gaze`` process raises the young generation's threshold before its command runs
-    (the collector walked the imported modules' objects for 0.26-0.30 s of a 60 s clip); a
-    process that imports gaze as a library keeps its own."""
-    import gc
-
-    from tests.fresh import python_output
-
-    probe = (
-        "import gc, gaze.cli.main as cli, gaze.api\n"
-        "untouched = gc.get_threshold()\n"
-        "cli.run = lambda argv=None: print(untouched[0], gc.get_threshold()[0], flush=True) or 0\n"
-        "cli.main()\n"
-    )
-    output = python_output(probe)
-    from gaze.cli.main import COMMAND_GC_THRESHOLD
-
-    library, command = map(int, output.split())
-    assert library == gc.get_threshold()[0] != COMMAND_GC_THRESHOLD
-    assert command == COMMAND_GC_THRESHOLD
