@@ -24,14 +24,19 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from gaze.agents import specialist
+from gaze.agents.critic import CriticOutput
+from gaze.agents.router import RouterOutput
 from gaze.graph import critic_node, judge_nodes, nodes, review_node, specialist_node
 from gaze.graph.output_state import OutputState
 from gaze.graph.pixel_default import MODEL_ENTRY, PIXEL_ENTRY, entry, pixel_default
 from gaze.graph.report_node import report
 from gaze.graph.routing import to_specialists
 from gaze.graph.state import START_RUN, InputState, SpecialistTask, State
+from gaze.models.structured import strict_schema
 from gaze.prompts import PROMPT_IDS, load_prompt
 from gaze.schema.codebook import load_codebook
+from gaze.schema.dimensions import DIMENSIONS
 from gaze.settings.context import GazeContext
 
 
@@ -43,9 +48,22 @@ def _warm_data_files() -> None:
         load_prompt(prompt_id)
 
 
+def _warm_output_models() -> None:
+    """Make the later roles' output models and schemas now, at build time (``gaze.diagnose``
+    builds the graph in a worker thread while a clip's first calls are in flight): the first
+    specialist call made its dimensions' models with the event loop held, about 3 ms between
+    the router's reply and the specialists' requests. A segment's model for the dimensions
+    routed to it is still made at its first call, from these (about 1 ms)."""
+    for dimension in DIMENSIONS:
+        specialist.output_model(dimension)
+    for model in (RouterOutput, CriticOutput):
+        strict_schema(model)
+
+
 def build_graph(checkpointer: Any = None) -> Any:
     """The compiled diagnosis graph (pass a checkpointer to step through or resume runs)."""
     _warm_data_files()
+    _warm_output_models()
     builder = StateGraph(
         State, context_schema=GazeContext, input_schema=InputState, output_schema=OutputState
     )

@@ -308,3 +308,27 @@ def test_observers_see_segments_of_four_windows_whole_when_calls_take_their_fram
     for observer, specialist in zip(observers, specialists, strict=True):
         frames = observer.messages[1].parts[: 1 + 2 * observer.images]
         assert specialist.messages[1].parts[: len(frames)] == frames
+
+
+def test_building_the_graph_makes_the_later_roles_output_models():
+    """The graph module, once loaded (in ``gaze.diagnose``, in a worker thread while the first
+    calls are in flight), has made every dimension's specialist model and the router's and
+    critic's schemas: the first specialist and critic calls do not make them between a reply
+    and the requests that wait for it."""
+    from tests.fresh import python_output
+
+    probe = (
+        "import gaze.graph.graph\n"
+        "from gaze.agents import specialist\n"
+        "from gaze.agents.critic import CriticOutput\n"
+        "from gaze.agents.router import RouterOutput\n"
+        "from gaze.models import structured\n"
+        "made = structured._strict_schema_text.cache_info().currsize\n"
+        "structured._strict_schema_text(RouterOutput)\n"
+        "structured._strict_schema_text(CriticOutput)\n"
+        "print(specialist.output_model.cache_info().currsize, made,\n"
+        "      structured._strict_schema_text.cache_info().currsize)\n"
+    )
+    dimensions, before, after = map(int, python_output(probe).split())
+    assert dimensions == 6
+    assert before == after >= 2  # both schemas were made already
