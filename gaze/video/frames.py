@@ -6,7 +6,6 @@ decoding child (``gaze.video.decode_process``)."""
 
 from __future__ import annotations
 
-import base64
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -54,8 +53,3 @@ def encode_jpeg(frame: np.ndarray, quality: int = 85) -> bytes:
     if not ok:
         raise ValueError("JPEG encoding failed")
     return buf.tobytes()
-
-
-def data_url(jpeg: bytes) -> str:
-    """A base64 data URL, the form OpenAI-compatible servers accept for images."""
-    return "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii")

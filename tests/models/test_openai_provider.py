@@ -198,6 +198,62 @@ def test_requests_carry_the_json_and_headers_the_sdks_create_sends(monkeypatch):
     }
 
 
+def test_the_request_bytes_are_the_sdks_own_serialisation_of_the_body():
+    """``request_json`` puts each image's base64 in unscanned; the bytes must be exactly what
+    the SDK writes for ``request_body`` (its ``openapi_dumps``), whatever the text holds:
+    quotes, escapes, non-ASCII, a NUL, and text that looks like a media URL."""
+    from openai._utils._json import openapi_dumps
+
+    from gaze.models.protocol import ModelRequest, VideoPart
+    from gaze.models.providers.openai_chat import request_body, request_json
+
+    tricky = 'a "quote", a \\ backslash, é 中 \x00 and gaze-media-0123 data:image/jpeg;base64,'
+    parts = (
+        TextPart(tricky),
+        ImagePart(JPEG),
+        TextPart("t=1.00s"),
+        ImagePart(JPEG[:-5] + b"\xff\xd9\x00\x01\x02"),
+        VideoPart((ImagePart(JPEG), ImagePart(JPEG[::-1])), fps=2.5),
+    )
+    request = ModelRequest(
+        role="observer",
+        messages=(Message.text("system", tricky), Message("user", parts)),
+        json_schema=strict_schema(Answer),
+        schema_name="Answer",
+    )
+    for detail in ("auto", "low"):
+        sent = request_json("vision-model", request, detail)
+        assert sent == openapi_dumps(request_body("vision-model", request, detail))
+        urls = [p["image_url"]["url"] for p in json.loads(sent)["messages"][1]["content"][1:4:2]]
+        assert [base64.b64decode(u.split(",", 1)[1])[-3:] for u in urls] == [
+            JPEG[-3:],
+            b"\x00\x01\x02",
+        ]
+
+
+def test_an_sdk_that_takes_no_bytes_is_given_the_json_value(monkeypatch):
+    """Older SDKs' ``post`` has no ``content``: the body goes as the JSON value, the same
+    request on the wire."""
+    from gaze.models.protocol import ModelRequest
+    from gaze.models.providers.openai_chat import request_json
+
+    request = ModelRequest(
+        role="observer",
+        messages=(Message("user", (TextPart("t=0.00s"), ImagePart(JPEG))),),
+        json_schema=strict_schema(Answer),
+        schema_name="Answer",
+    )
+    with StandIn() as server:
+        server.push(chat_reply('{"label": "a"}'), chat_reply('{"label": "b"}'))
+        backbone = OpenAIChat("vision-model", base_url=server.url + "/v1")
+        assert backbone._sends_bytes
+        asyncio.run(backbone.complete(request))
+        backbone._sends_bytes = False
+        asyncio.run(backbone.complete(request))
+    as_bytes, as_value = server.seen
+    assert as_bytes.raw == as_value.raw == request_json("vision-model", request)
+
+
 def test_key_from_environment_is_sent_but_never_cached(tmp_path, monkeypatch):
     from gaze.models.cache import ResponseCache
 
