@@ -136,10 +136,6 @@ def gather_media(
     return media, plans
 
 
-def _jpeg_uri(still: Still) -> str:
-    return "data:image/jpeg;base64," + base64.b64encode(still.jpeg).decode("ascii")
-
-
 def keyframe_figure(frame: KeyFrame, still: Still) -> str:
     w, h = still.width, still.height
     boxes = []
@@ -158,7 +154,7 @@ def keyframe_figure(frame: KeyFrame, still: Still) -> str:
         f'<figure class="kf" data-t="{still.t_s:g}"><svg viewBox="0 0 {w} {h}" width="{w}" '
         f'height="{h}" role="img" '
         f'aria-label="{escape(frame.role)} frame at {still.t_s:.2f} s">'
-        f'<image href="{_jpeg_uri(still)}" width="{w}" height="{h}"/>{"".join(boxes)}</svg>'
+        f'<image href="{still.data_url}" width="{w}" height="{h}"/>{"".join(boxes)}</svg>'
         f"<figcaption>{escape(frame.role)} · {still.t_s:.2f} s</figcaption></figure>"
     )
 
@@ -219,7 +215,7 @@ def render_html(
         ),
         refs=refs,
         strip=[
-            {"t_s": s.t_s, "uri": _jpeg_uri(s), "width": s.width, "height": s.height}
+            {"t_s": s.t_s, "uri": s.data_url, "width": s.width, "height": s.height}
             for t in times
             if (s := media.stills.get((t, STRIP_SIDE))) is not None
         ],

@@ -18,7 +18,7 @@ import numpy as np
 from gaze.errors import GazeInputError
 from gaze.schema.events import Event
 from gaze.video.clip import frame_time
-from gaze.video.frames import encode_jpeg, resize_max_side
+from gaze.video.frames import data_url, encode_jpeg, resize_max_side
 from gaze.video.reader import VideoReader
 
 EVENT_SIDE = (480, 180)
@@ -141,6 +141,11 @@ class Still:
     jpeg: bytes
     width: int
     height: int
+
+    @property
+    def data_url(self) -> str:
+        """The frame as a page shows it inline."""
+        return data_url(self.jpeg)
 
 
 Size = tuple[int, int]

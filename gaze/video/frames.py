@@ -6,6 +6,7 @@ decoding child (``gaze.video.decode_process``)."""
 
 from __future__ import annotations
 
+import base64
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -53,3 +54,15 @@ def encode_jpeg(frame: np.ndarray, quality: int = 85) -> bytes:
     if not ok:
         raise ValueError("JPEG encoding failed")
     return buf.tobytes()
+
+
+def jpeg_data_url(jpeg: bytes) -> bytes:
+    """A JPEG as a base64 data URL, the form OpenAI-compatible servers and browsers take; plain
+    ASCII, which JSON never escapes (``gaze.models.providers.openai_chat.request_json`` puts it
+    in a request as it is)."""
+    return b"data:image/jpeg;base64," + base64.b64encode(jpeg)
+
+
+def data_url(jpeg: bytes) -> str:
+    """``jpeg_data_url`` as text, for a page or a JSON value."""
+    return jpeg_data_url(jpeg).decode("ascii")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import threading
-from base64 import b64encode
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -158,12 +157,7 @@ class _Handler(BaseHTTPRequestHandler):
         found = [stills.get((max(t, 0.0), size)) for t in times]
         self._json(
             200,
-            [
-                None
-                if s is None
-                else {"t_s": s.t_s, "src": "data:image/jpeg;base64," + b64encode(s.jpeg).decode()}
-                for s in found
-            ],
+            [None if s is None else {"t_s": s.t_s, "src": s.data_url} for s in found],
         )
 
     def do_POST(self) -> None:  # noqa: N802

@@ -29,6 +29,7 @@ from gaze.models.protocol import (
 )
 from gaze.models.providers import legacy_httpx
 from gaze.redact import public_url, redact
+from gaze.video.frames import jpeg_data_url
 
 PLACEHOLDER_KEY = "not-needed"
 """Local OpenAI-compatible servers usually need no key, but the SDK insists on one."""
@@ -43,12 +44,12 @@ same: ``tests/models/test_openai_provider.py`` compares them with ``create``'s."
 
 
 def media_url(part: ImagePart | VideoPart) -> bytes:
-    """The data URL an image or a video goes as (base64, so plain ASCII that JSON never
-    escapes). A video goes as vLLM takes a sequence of frames, ``data:video/jpeg;base64,``
-    then each JPEG in base64, comma-separated (the frames as sent, none re-sampled while the
-    server's video ``num_frames`` allows them)."""
+    """The data URL an image or a video goes as (base64, plain ASCII). A video goes as vLLM
+    takes a sequence of frames, ``data:video/jpeg;base64,`` then each JPEG in base64,
+    comma-separated (the frames as sent, none re-sampled while the server's video
+    ``num_frames`` allows them)."""
     if isinstance(part, ImagePart):
-        return b"data:image/jpeg;base64," + base64.b64encode(part.jpeg)
+        return jpeg_data_url(part.jpeg)
     return b"data:video/jpeg;base64," + b",".join(base64.b64encode(f.jpeg) for f in part.frames)
 
 
