@@ -71,7 +71,10 @@ def test_imports_done_acts_once(collector_off: None) -> None:
     collector.imports_done()
     frozen = gc.get_freeze_count()
     assert gc.isenabled() and frozen > 0
-    kept = [object() for _ in range(1000)]  # new objects stay collectable
+    kept = [[] for _ in range(1000)]  # new objects (tracked ones) stay collectable
+    assert gc.is_tracked(kept[0])
     collector.imports_done()
-    assert gc.get_freeze_count() == frozen
+    # a frozen object whose last reference goes is freed and leaves the count, so it may fall;
+    # a second freeze would add the thousand new lists
+    assert gc.get_freeze_count() <= frozen
     assert kept
