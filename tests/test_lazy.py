@@ -51,12 +51,12 @@ def test_the_first_request_of_a_command_waits_for_neither_numpy_nor_opencv():
 
 
 def test_the_decoding_child_starts_without_the_report_models():
-    """A decoding child's imports (what ``gaze.video.decode_process.main`` loads) leave the
-    codebook and the report's models out: a long clip's decoding, which its last observer
-    request waits for, started 0.1 s sooner."""
+    """A decoding child's imports (``gaze.video.decode_process.load_decoding``, then the pixel
+    pass) leave the codebook and the report's models out: a long clip's decoding, which its
+    last observer request waits for, started 0.1 s sooner."""
     loaded = _loaded_after(
-        "import gaze.video.decode_process, gaze.video.clip, gaze.video.first_frame, "
-        "gaze.video.reader, gaze.pixels.signals"
+        "import gaze.video.decode_process as child; child.load_decoding(); "
+        "import gaze.pixels.signals"
     )
     assert {"gaze.video.clip", "gaze.schema.clip_info"} <= loaded
     assert not {"gaze.schema.report", "gaze.schema.events", "gaze.schema.codebook"} & loaded

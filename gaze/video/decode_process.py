@@ -194,17 +194,34 @@ class _Beside:
             raise self.error
 
 
-def main() -> None:
-    # the protocol gets its own copy of stdout; anything a library prints goes to stderr
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    lower_this_thread(DECODING_NICENESS)  # before the imports below, which compete too
-    # what decoding needs (OpenCV, NumPy, PyAV) loads now, while the parent is still starting:
-    # the parent's modules leave it out so that its own first request need not wait for it
+OPENCV_THREADS = 1
+"""OpenCV's own worker threads in a decoding child. Its pool (one thread per core by default)
+spins while it waits for work, and beside the decoder's frame threads and the signal meter, on
+2 cores, that CPU was taken from the parent's imports and requests: with one thread, a 30 or
+60 s clip's whole ``gaze diagnose`` ended 0.06-0.07 s sooner (``bench/graph_latency.py
+--against``, three paired runs). Decoding and the meter are already two threads; each OpenCV
+call now runs in the thread that makes it, with the same results."""
+
+
+def load_decoding() -> None:
+    """Load what decoding needs (OpenCV, NumPy, PyAV) and set OpenCV up for a child. A child
+    calls it as it starts, while the parent is still starting: the parent's modules leave these
+    out so that its own first request need not wait for them."""
+    import cv2
+
     import gaze.video.clip
     import gaze.video.first_frame
     import gaze.video.reader  # noqa: F401
 
+    cv2.setNumThreads(OPENCV_THREADS)
+
+
+def main() -> None:
+    # the protocol gets its own copy of stdout; anything a library prints goes to stderr
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    lower_this_thread(DECODING_NICENESS)  # before its imports, which compete too
+    load_decoding()
     while (request := _receive(sys.stdin.buffer)) is not None:  # one clip after another
         try:
             _serve(request[0], out)

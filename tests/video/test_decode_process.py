@@ -21,6 +21,7 @@ from gaze.video.clip import open_clip
 from gaze.video.decode_process import DecoderStopped
 from gaze.video.store import ClipStore, window_frames
 from gaze.video.windows import SamplingSettings
+from tests.fresh import python_output
 
 
 @pytest.fixture(scope="module")
@@ -182,6 +183,16 @@ def test_the_child_decodes_below_its_parents_priority(tmp_path):
     decoding = min(MAX_NICENESS, this_thread_niceness() + DECODING_NICENESS)
     assert DECODING_NICENESS > 0 and niceness[pid] == decoding  # the child's main thread
     assert all(value >= decoding for value in niceness.values())
+
+
+def test_a_child_makes_its_opencv_calls_in_the_thread_that_asks():
+    """OpenCV's pool spins while it waits, on cores the parent's imports and requests want."""
+    script = (
+        "import cv2; cv2.setNumThreads(4)\n"
+        "from gaze.video.decode_process import load_decoding; load_decoding()\n"
+        "print(cv2.getNumThreads())"
+    )
+    assert python_output(script, timeout=60).strip() == "1"
 
 
 def test_the_clip_goes_to_the_parent_before_the_signals_have_caught_up(tmp_path, monkeypatch):
