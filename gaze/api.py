@@ -180,9 +180,9 @@ async def _first_requests_out(svc: Any) -> None:
 
 
 def _load_graph() -> Any:
-    from gaze.graph.early import load_decoded_clip_module
+    from gaze.graph.early import load_early_modules
 
-    load_decoded_clip_module()
+    load_early_modules()
     from gaze.graph.graph import graph
 
     return graph

@@ -62,6 +62,16 @@ def test_the_decoding_child_starts_without_the_report_models():
     assert not {"gaze.schema.report", "gaze.schema.events", "gaze.schema.codebook"} & loaded
 
 
+def test_the_graph_loads_after_what_the_work_started_early_still_needs():
+    """The router call is made outside the graph once the observers answer; its module, loaded
+    as part of the graph's import, held it up while that import (at the lowest priority) held
+    a module the two share."""
+    probe = "import sys, gaze.api\ngaze.api._load_graph()\nprint(' '.join(sys.modules))"
+    order = python_output(probe, timeout=120).split()
+    early = order.index("gaze.video.clip"), order.index("gaze.agents.router")
+    assert max(early) < order.index("langgraph.graph") < order.index("gaze.graph.graph")
+
+
 def test_package_members_are_still_importable_from_the_package():
     from gaze import agents, models, schema
 

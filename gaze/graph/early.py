@@ -37,12 +37,20 @@ if TYPE_CHECKING:  # the router's module loads the codebook: not before the firs
 MemoryKind = Literal["task", "scene"]
 
 
-def load_decoded_clip_module() -> None:
-    """Import the decoded clip's module (OpenCV, NumPy) now: call it in the worker thread that
-    loads the graph, before the graph. The clip's last message needs it to be read, and one
-    that came while the graph module loaded waited for the whole of that import (0.2 s more
-    before a 60 s clip's last observer could start)."""
+ROUTER_MODULE = "gaze.agents.router"
+
+
+def load_early_modules() -> None:
+    """Import what the work started early still needs, now: call it in the worker thread that
+    loads the graph, before the graph. The decoded clip's module (OpenCV, NumPy): the clip's
+    last message needs it to be read, and one that came while the graph module loaded waited
+    for the whole of that import (0.2 s more before a 60 s clip's last observer could start).
+    The router's module (the codebook): ``route_early`` imports it once the observers have
+    answered, and when the graph's import held a module it shares, the router call waited
+    for that thread, which gives way to everything else (``gaze.api.GRAPH_LOAD_NICENESS``)."""
     import gaze.video.clip  # noqa: F401
+
+    importlib.import_module(ROUTER_MODULE)
 
 
 def wants_memory(ctx: GazeContext, kind: MemoryKind) -> bool:
@@ -179,7 +187,7 @@ async def route_early(
         return None
     events = await pixel_event_records(svc, ctx, video)
     # the router's module loads the codebook (file reads): off the event loop
-    router = await asyncio.to_thread(importlib.import_module, "gaze.agents.router")
+    router = await asyncio.to_thread(importlib.import_module, ROUTER_MODULE)
     texts = router_texts(segments, observed["observations"], events)
     result = await router.score_segments(svc.caller, inputs["instruction"], texts, ctx.max_retries)
     return RouterCall(texts, result)
