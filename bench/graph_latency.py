@@ -295,16 +295,21 @@ def hops(
     """Where one command's time went, from the stand-in's arrival times (seconds): its first
     request after the process started, then for each stage of the critical path the time its
     last request arrived after the last reply of the stage before it left the server, then
-    the time from the last reply to the process's end. A stage is the requests that arrived
-    together: the next one starts with a request that came after a reply (``latency`` later)."""
-    times = sorted(t for t, name in arrivals if name != "Probe")  # the start-up check is beside
-    if not times:
+    the time from the last reply to the process's end. A stage is the requests of one schema in
+    a row (``Specialists_*`` is one), however spread out (a long clip's observers leave as
+    decoding hands their windows over); a command whose requests all carry one schema (the
+    floor's) has a stage per request that came after a reply (``latency`` later)."""
+    kinds = sorted((t, name.split("_")[0]) for t, name in arrivals if name != "Probe")
+    if not kinds:  # the start-up check (Probe) goes beside the first request: not a stage
         return []
-    stages = [[times[0]]]
-    for t in times[1:]:
-        if t - stages[-1][-1] > latency / 2:
+    by_schema = len({kind for _, kind in kinds}) > 1
+    stages: list[list[float]] = []
+    for here, (t, kind) in enumerate(kinds):
+        before = kinds[here - 1] if here else None
+        if before is None or (kind != before[1] if by_schema else t - before[0] > latency / 2):
             stages.append([])
         stages[-1].append(t)
+    times = [t for t, _ in kinds]
     lasts = [stage[-1] for stage in stages]
     between = [b - a - latency for a, b in zip(lasts, lasts[1:], strict=False)]
     return [times[0] - started, *between, started + wall - lasts[-1] - latency]

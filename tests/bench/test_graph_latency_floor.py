@@ -58,3 +58,24 @@ def test_hops_split_a_command_into_its_stages_by_arrival_time():
     spent = hops(arrivals, started=10.0, wall=3.03, latency=0.5)
     assert [round(s * 1000) for s in spent] == [400, 50, 7, 30, 23, 20]
     assert hops([], started=0.0, wall=1.0, latency=0.5) == []
+
+
+def test_a_stage_is_its_schemas_requests_however_spread_out():
+    """A long clip's observers leave as their windows are decoded, some after gaps longer than
+    half a call: one stage, whose last request is what the router waited for. The floor's
+    requests all carry one schema: a stage each, split where a reply came between."""
+    hops = _bench().hops
+    arrivals = [
+        (10.40, "Grounding"),
+        (10.94, "WindowObservations"),
+        (11.30, "WindowObservations"),  # 360 ms later: its windows were still decoding
+        (11.60, "WindowObservations"),
+        (12.11, "RouterOutput"),
+        (12.63, "Specialists_a"),
+        (13.15, "CriticOutput"),
+    ]
+    spent = hops(arrivals, started=10.0, wall=3.70, latency=0.5)
+    assert [round(s * 1000) for s in spent] == [400, 700, 10, 20, 20, 50]
+    floor = [(10.3 + 0.51 * k, "Floor") for k in range(5)]
+    spent = hops(floor, started=10.0, wall=2.86, latency=0.5)
+    assert [round(s * 1000) for s in spent] == [300, 10, 10, 10, 10, 20]
