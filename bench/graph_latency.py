@@ -309,10 +309,9 @@ def hops(
         if before is None or (kind != before[1] if by_schema else t - before[0] > latency / 2):
             stages.append([])
         stages[-1].append(t)
-    times = [t for t, _ in kinds]
     lasts = [stage[-1] for stage in stages]
     between = [b - a - latency for a, b in zip(lasts, lasts[1:], strict=False)]
-    return [times[0] - started, *between, started + wall - lasts[-1] - latency]
+    return [stages[0][0] - started, *between, started + wall - lasts[-1] - latency]
 
 
 def run_once(

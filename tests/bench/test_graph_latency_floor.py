@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.standin import Reply, StandIn
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "graph_latency.py"
@@ -41,41 +43,56 @@ def test_the_floor_command_makes_the_five_calls_one_after_another():
     assert all(b - a >= DELAY_S for a, b in zip(arrivals, arrivals[1:], strict=False))
 
 
-def test_hops_split_a_command_into_its_stages_by_arrival_time():
-    """Five stages 0.5 s apart (a stage's requests arrive within milliseconds of each other);
-    the start-up check beside the first request is not a stage."""
-    hops = _bench().hops
-    arrivals = [
-        (10.40, "Grounding"),
-        (10.401, "Probe"),
-        (10.94, "WindowObservations"),  # 40 ms after the grounding reply
-        (10.95, "WindowObservations"),
-        (11.457, "RouterOutput"),
-        (11.98, "Specialists_a"),
-        (11.987, "Specialists_b"),
-        (12.51, "CriticOutput"),
-    ]
-    spent = hops(arrivals, started=10.0, wall=3.03, latency=0.5)
-    assert [round(s * 1000) for s in spent] == [400, 50, 7, 30, 23, 20]
-    assert hops([], started=0.0, wall=1.0, latency=0.5) == []
+@pytest.mark.parametrize(
+    ("arrivals", "wall", "spent_ms"),
+    [
+        pytest.param(
+            [
+                (10.40, "Grounding"),
+                (10.401, "Probe"),  # the start-up check, beside the first request: no stage
+                (10.94, "WindowObservations"),  # 40 ms after the grounding reply
+                (10.95, "WindowObservations"),
+                (11.457, "RouterOutput"),
+                (11.98, "Specialists_a"),  # one stage, whatever the dimensions
+                (11.987, "Specialists_b"),
+                (12.51, "CriticOutput"),
+            ],
+            3.03,
+            [400, 50, 7, 30, 23, 20],
+            id="five-stages-a-call-apart",
+        ),
+        pytest.param(
+            [
+                (10.40, "Grounding"),
+                (10.94, "WindowObservations"),
+                (11.30, "WindowObservations"),  # 360 ms later: its windows were still decoding
+                (11.60, "WindowObservations"),  # what the router waited for
+                (12.11, "RouterOutput"),
+                (12.63, "Specialists_a"),
+                (13.15, "CriticOutput"),
+            ],
+            3.70,
+            [400, 700, 10, 20, 20, 50],
+            id="observers-spread-out-are-one-stage",
+        ),
+        pytest.param(
+            [(10.3 + 0.51 * k, "Floor") for k in range(5)],
+            2.86,
+            [300, 10, 10, 10, 10, 20],
+            id="one-schema-splits-where-a-reply-came-between",
+        ),
+    ],
+)
+def test_hops_split_a_command_into_its_stages(
+    arrivals: list[tuple[float, str]], wall: float, spent_ms: list[int]
+) -> None:
+    """A stage is the requests of one schema in a row, however spread out (a long clip's
+    observers leave as their windows are decoded, some after gaps longer than half a call); a
+    command whose requests all carry one schema (the floor's) has a stage per request that came
+    after a reply."""
+    spent = _bench().hops(arrivals, started=10.0, wall=wall, latency=0.5)
+    assert [round(s * 1000) for s in spent] == spent_ms
 
 
-def test_a_stage_is_its_schemas_requests_however_spread_out():
-    """A long clip's observers leave as their windows are decoded, some after gaps longer than
-    half a call: one stage, whose last request is what the router waited for. The floor's
-    requests all carry one schema: a stage each, split where a reply came between."""
-    hops = _bench().hops
-    arrivals = [
-        (10.40, "Grounding"),
-        (10.94, "WindowObservations"),
-        (11.30, "WindowObservations"),  # 360 ms later: its windows were still decoding
-        (11.60, "WindowObservations"),
-        (12.11, "RouterOutput"),
-        (12.63, "Specialists_a"),
-        (13.15, "CriticOutput"),
-    ]
-    spent = hops(arrivals, started=10.0, wall=3.70, latency=0.5)
-    assert [round(s * 1000) for s in spent] == [400, 700, 10, 20, 20, 50]
-    floor = [(10.3 + 0.51 * k, "Floor") for k in range(5)]
-    spent = hops(floor, started=10.0, wall=2.86, latency=0.5)
-    assert [round(s * 1000) for s in spent] == [300, 10, 10, 10, 10, 20]
+def test_hops_of_a_command_that_sent_nothing_is_empty() -> None:
+    assert _bench().hops([], started=0.0, wall=1.0, latency=0.5) == []
