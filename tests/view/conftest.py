@@ -1,5 +1,5 @@
-"""A forge v2 run of 24 clips by two methods, both scored, made once through the command line
-exactly as the README shows it."""
+"""A forge v2 run of 24 clips by two methods, both scored, made once per test run (for every
+worker: ``tests.made_once``) through the command line exactly as the README shows it."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gaze.cli.main import run
+from tests.made_once import made_once
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,12 @@ class Runs:
 
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
-    root = tmp_path_factory.mktemp("viewer")
+    """Shared by every worker: a test that changes a run or the forge works on a copy."""
+    root = made_once(tmp_path_factory, "viewer", _make_runs)
+    return Runs(root / "forge", root / "pixel", root / "graph")
+
+
+def _make_runs(root: Path) -> None:
     forge, pixel, graph = root / "forge", root / "pixel", root / "graph"
     manifest = str(forge / "manifest.jsonl")
     # the second method must differ from the first: a graph run whose critic rejects every
@@ -72,4 +78,3 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     ]
     for argv in steps:
         assert run(argv) == 0, argv
-    return Runs(forge, pixel, graph)

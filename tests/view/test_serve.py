@@ -81,7 +81,7 @@ def test_only_the_site_and_its_videos_are_served(served, runs):
     assert Path(server.root) in site.index.resolve().parents
 
 
-def test_pages_written_after_the_server_started_are_served(served, runs):
+def test_pages_written_after_the_server_started_are_served(served, runs, tmp_path):
     """A page added to the site, and a site rebuilt in place while the server runs (its new
     videos included), are served; a file beside the videos still is not."""
     server, site = served
@@ -89,13 +89,12 @@ def test_pages_written_after_the_server_started_are_served(served, runs):
     later.write_text("<!doctype html><p>later</p>")
     status, _, body = fetch(server.url(later))
     assert status == 200 and body.endswith(b"later</p>")
-    other = runs.forge / "other.mp4"  # a video no page links yet
+    # a video no page links yet, within the server's root (the runs are shared: not beside them)
+    other = tmp_path / "other.mp4"
     other.write_bytes((runs.forge / site.videos[0].name).read_bytes())
-    try:
-        assert fetch(server.url(other))[0] == 404
-        listed = json.loads((site.folder / "media.json").read_text())
-        (site.folder / "media.json").write_text(json.dumps([*listed, str(other)]))
-        assert fetch(server.url(other))[0] == 200
-        assert fetch(server.url(runs.forge / "manifest.jsonl"))[0] == 404
-    finally:
-        other.unlink()
+    assert Path(server.root) in other.parents
+    assert fetch(server.url(other))[0] == 404
+    listed = json.loads((site.folder / "media.json").read_text())
+    (site.folder / "media.json").write_text(json.dumps([*listed, str(other)]))
+    assert fetch(server.url(other))[0] == 200
+    assert fetch(server.url(runs.forge / "manifest.jsonl"))[0] == 404
