@@ -10,7 +10,6 @@ of its own at a lower priority; with a core free it runs as fast as before.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import contextvars
 import os
@@ -59,4 +58,6 @@ async def in_lower_thread(work: Callable[[], T], *, name: str, niceness: int) ->
             done.set_exception(exc)
 
     threading.Thread(target=run, name=name, daemon=True).start()
+    import asyncio  # here: a decoding child lowers its threads and has no event loop
+
     return await asyncio.wrap_future(done)
