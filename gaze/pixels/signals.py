@@ -73,6 +73,27 @@ def channel_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.max(cv2.max(b_, g_), r_))
 
 
+def exact_median(values: np.ndarray) -> np.floating:
+    """``np.median(values)`` in its dtype and to the last bit, in a fraction of its time: the
+    meter takes two medians per flow field, beside decoding, on cores that decoding wants. One
+    partition for the lower middle, then the least value above it, where ``np.median``
+    partitions for both middles and for the NaN it would propagate: a NaN sorts last, so it
+    lands on the lower middle or above it, where the least or greatest value propagates it. A
+    zero comes back as +0.0 (which of -0.0 and +0.0 a partition puts in the middle is
+    arbitrary, in numpy's too)."""
+    count = values.size
+    lower = (count - 1) // 2
+    part = np.partition(values, lower, axis=None)  # a flattened copy
+    low: np.floating = part[lower]
+    above = part[lower + 1 :]
+    zero = low.dtype.type(0)
+    if count % 2:
+        top: np.floating = above.max() if above.size else low
+        return top if np.isnan(top) else low + zero
+    middle: np.floating = (low + above.min()) / low.dtype.type(2)  # as np.median takes it
+    return middle + zero
+
+
 class SignalMeter:
     """The per-step signals, one thumbnail at a time (decoding can hand them over as it goes);
     ``series`` then gives exactly what ``compute_signals`` gives for the same frames."""
@@ -101,7 +122,7 @@ class SignalMeter:
             motion = float(cv2.magnitude(field[..., 0], field[..., 1]).mean())
             # The median flow vector is the camera's motion as long as less than half the image
             # moves on its own (a robot arm rarely covers half the view).
-            sx, sy = (float(v) for v in np.median(field.reshape(-1, 2), axis=0))
+            sx, sy = float(exact_median(field[..., 0])), float(exact_median(field[..., 1]))
         self._rows.append((diff, changed, motion, sx, sy))
         self._previous = current, grey
 
