@@ -147,6 +147,8 @@ async def observe_windows(
                 for group in calls_for(held, ctx):
                     start(group)
                 held = []
+        for group in calls_for(held, ctx):  # the clip's last windows, before its decoded clip
+            start(group)
         clip = await svc.clips.decoded(video)
         kept = []
         for group in observer_groups(clip.windows, ctx):

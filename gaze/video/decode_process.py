@@ -11,7 +11,10 @@ messages on its own copy of stdout, each behind a header of its length and kind 
 
 - ``("first", jpeg or None, one line or None)`` first of all, when the request asks for the
   first frame (``read_first_frame``): the JPEG grounding sends, or why it could not be read;
-- ``("window", Window, {frame index: jpeg}, grid jpeg or None)`` as each window completes;
+- ``("window", Window, {frame index: jpeg}, grid jpeg or None)`` as each window completes,
+  and for the windows still open when decoding ends;
+- ``("handed",)`` once every window of the clip has been handed over (not sent when one of the
+  last lacks a frame or grid that an earlier window took: they come with the clip);
 - ``("clip", DecodedClip, {frame index: jpeg})`` when decoding ends: the clip without its
   analysis thumbnails (they stay in the child) and the JPEGs not yet handed over;
 - ``("pixels", SignalSeries, [Event])`` after the pixel pass, when it was asked for (its
@@ -137,7 +140,10 @@ def _serve(request: DecodeRequest, out: IO[bytes]) -> None:
         except GazeInputError as exc:
             _send(out, ("first", None, str(exc)))
 
+    handed: set[int] = set()
+
     def hand_over(window: Any, jpegs: dict[int, bytes], grid: bytes | None) -> None:
+        handed.add(window.index)
         _send(out, ("window", window, jpegs, grid))
 
     meter = request.pixels.meter() if request.pixels is not None else None
@@ -147,8 +153,9 @@ def _serve(request: DecodeRequest, out: IO[bytes]) -> None:
                 request.path, request.settings, encode=True, on_window=hand_over, on_thumb=measure
             )
             # before the meter has caught up (it gives way to decoding): the last window's
-            # observer waits for this message, and needs nothing the meter measures
-            rest = {i: clip.jpegs[i] for i in clip.jpegs}  # the windows not handed over
+            # observer waits for these messages, and needs nothing the meter measures
+            sent = _hand_over_the_rest(clip, handed, request.settings.grid, hand_over, out)
+            rest = {i: clip.jpegs[i] for i in clip.jpegs if i not in sent}
             light = replace(clip, jpegs={}, analysis=replace(clip.analysis, thumbs=FrameStore()))
             _send(out, ("clip", light, rest))
     except GazeInputError as exc:
@@ -157,6 +164,29 @@ def _serve(request: DecodeRequest, out: IO[bytes]) -> None:
     if request.pixels is not None and meter is not None:
         signals, events = request.pixels.measure(clip, meter.series(clip.analysis))
         _send(out, ("pixels", signals, events))
+
+
+def _hand_over_the_rest(
+    clip: DecodedClip,
+    handed: set[int],
+    grid: bool,
+    hand_over: Callable[[Any, dict[int, bytes], bytes | None], None],
+    out: IO[bytes],
+) -> set[int]:
+    """Hand over the windows still open when decoding ended, then say that every window has
+    been (``"handed"``): their observers need not wait for the clip's message, which loads NumPy
+    where it is read. Not when one of them lacks a frame or its grid, which a window handed
+    earlier took with it (timestamps that contradict the frame count): the parent then takes
+    them from the clip as before. Returns the frame indices handed over here."""
+    last = [w for w in clip.windows if w.index not in handed]
+    whole = all(i in clip.jpegs for w in last for i in w.frame_indices)
+    if not whole or (grid and any(w.index not in clip.grids for w in last)):
+        return set()
+    for window in last:
+        jpegs = {i: clip.jpegs[i] for i in window.frame_indices}
+        hand_over(window, jpegs, clip.grids.get(window.index))
+    _send(out, ("handed",))
+    return {i for window in last for i in window.frame_indices}
 
 
 class _Beside:
@@ -255,10 +285,12 @@ class DecodeJob:
         on_clip: Callable[[DecodedClip], None],
         on_pixels: Callable[[Any, list[Any]], None],
         on_first: Callable[[bytes | None, str | None], None] | None = None,
+        on_handed: Callable[[], None] | None = None,
     ) -> None:
         """Decode; raise GazeInputError (one line) for a file that cannot be decoded.
         ``on_first`` gets (jpeg, None) or (None, why) when the request asks for the first
-        frame."""
+        frame; ``on_handed`` is called once every window has gone to ``on_window``, before the
+        clip when the child could hand them all over."""
         path = Path(self.request.path)
         check_video_path(path)
         if self._killed:
@@ -272,7 +304,7 @@ class DecodeJob:
                 return
             with contextlib.suppress(BrokenPipeError):  # it died: reading finds out how
                 _send(decoder.requests, (self.request,))
-            error = self._read(decoder.replies, on_window, on_clip, on_pixels, on_first)
+            error = self._read(decoder.replies, on_window, on_clip, on_pixels, on_first, on_handed)
             if error is not None:
                 raise error
             if not self._finished and not self._killed:
@@ -290,6 +322,7 @@ class DecodeJob:
         on_clip: Callable[[DecodedClip], None],
         on_pixels: Callable[[Any, list[Any]], None],
         on_first: Callable[[bytes | None, str | None], None] | None = None,
+        on_handed: Callable[[], None] | None = None,
     ) -> Exception | None:
         """Read up to the child's "done"; the error it reported, if any."""
         error: Exception | None = None
@@ -303,6 +336,9 @@ class DecodeJob:
                 for index, blob in frames.items():
                     self.jpegs[index] = blob
                 on_window(window, frames, grid)
+            elif kind == "handed":
+                if on_handed is not None:
+                    on_handed()
             elif kind == "clip":
                 _, clip, rest = message
                 for index, blob in rest.items():

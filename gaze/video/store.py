@@ -42,6 +42,8 @@ class _Decoding:
         loop = asyncio.get_running_loop()
         self.job = job
         self.handed: list[Window] = []
+        self.all_handed = False
+        """Every window of the clip is in ``handed`` (the child said so before the clip)."""
         self.grids: dict[int, bytes] = {}
         self.changed = asyncio.Event()
         self.first: asyncio.Future[bytes] = loop.create_future()
@@ -64,6 +66,10 @@ class _Decoding:
         if grid is not None:
             self.grids[window.index] = grid
         self.handed.append(window)
+        self.changed.set()
+
+    def set_all_handed(self) -> None:
+        self.all_handed = True
         self.changed.set()
 
     def set_clip(self, clip: DecodedClip) -> None:
@@ -175,6 +181,7 @@ class ClipStore:
                 later(state.set_clip),
                 later(state.set_pixels),
                 later(state.set_first),
+                later(state.set_all_handed),
             )
         except BaseException:
             decoder_pool.leave_job()
@@ -206,18 +213,21 @@ class ClipStore:
 
     async def windows(self, path: str) -> AsyncIterator[Window]:
         """Each window of the clip, in time order, as soon as its frames are encoded; the last
-        ones when decoding ends. A window handed over early can differ from the decoded clip's
-        window of that index (timestamps that contradict the frame count): callers that keep
-        results compare."""
+        ones when decoding ends, before the decoded clip (or with it, when the child could not
+        hand them over). A window handed over early can differ from the decoded clip's window
+        of that index (timestamps that contradict the frame count): callers that keep results
+        compare."""
         state = self.start(path)
         seen = 0
         while True:
             while seen < len(state.handed):
                 yield state.handed[seen]
                 seen += 1
+            if state.all_handed:
+                return
             if state.clip.done():
                 break
-            self.release_heavy()  # the last windows come with the clip
+            self.release_heavy()  # the last windows may come with the clip
             state.changed.clear()
             await state.changed.wait()
         clip = await asyncio.shield(state.clip)

@@ -236,8 +236,39 @@ def test_the_clip_goes_to_the_parent_before_the_signals_have_caught_up(tmp_path,
     request = decode_process.DecodeRequest(str(video), SamplingSettings(), pixels)
     decode_process._serve(request, io.BytesIO())
     kinds = [kind for kind, _ in sent]
-    assert kinds[-2:] == ["clip", "pixels"] and "window" in kinds
+    # 6 s in 4 s windows: the first as the second began, the second as decoding ended, then
+    # word that every window is out (the last observer call waits for no clip)
+    assert kinds == ["window", "window", "handed", "clip", "pixels"]
     assert dict(sent)["clip"] == 0 and dict(sent)["pixels"] > 0  # every thumbnail, after
+
+
+@pytest.mark.parametrize(
+    ("jpegs", "grids", "grid", "handed_here"),
+    [
+        ({3: b"c", 4: b"d"}, {}, False, [2]),  # window 2 whole: handed over, then "handed"
+        ({4: b"d"}, {}, False, []),  # frame 3 left with window 1: the clip brings window 2
+        ({3: b"c", 4: b"d"}, {}, True, []),  # no grid for window 2: the same
+        ({3: b"c", 4: b"d"}, {2: b"g"}, True, [2]),
+    ],
+)
+def test_the_windows_open_at_the_end_go_before_the_clip_only_when_whole(
+    jpegs, grids, grid, handed_here
+):
+    import io
+    from types import SimpleNamespace
+
+    from gaze.video.decode_process import _hand_over_the_rest, _receive
+    from gaze.video.windows import Window
+
+    windows = [Window(1, 4.0, 8.0, [1, 2], [4.0, 5.0]), Window(2, 8.0, 9.0, [3, 4], [8.0, 8.5])]
+    clip = SimpleNamespace(windows=windows, jpegs=jpegs, grids=grids)
+    out, calls = io.BytesIO(), []
+    sent = _hand_over_the_rest(clip, {1}, grid, lambda *call: calls.append(call), out)
+    assert [window.index for window, _, _ in calls] == handed_here
+    assert sent == ({3, 4} if handed_here else set())
+    assert calls == [(windows[1], {3: b"c", 4: b"d"}, grids.get(2))] * len(handed_here)
+    out.seek(0)
+    assert _receive(out) == (("handed",) if handed_here else None)
 
 
 def test_a_child_serves_the_next_clip_unless_it_was_stopped(long_clip, tmp_path):
