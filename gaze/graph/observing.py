@@ -133,22 +133,23 @@ async def observe_windows(
         calls[key] = (group, call)
         return call
 
+    def start_all(run: list[Window]) -> None:
+        for group in calls_for(run, ctx):
+            start(group)
+
     try:
         size = 0  # from the first window's count of the clip's windows, as its container says
         held: list[Window] = []  # the windows of a group still waiting for the rest of it
         async for window in svc.clips.windows(video):
             size = size or group_size(ctx, window.planned)
             if held and not same_group(held[-1], window, size):
-                for group in calls_for(held, ctx):
-                    start(group)
+                start_all(held)
                 held = []
             held.append(window)
             if window.index % size == size - 1:
-                for group in calls_for(held, ctx):
-                    start(group)
+                start_all(held)
                 held = []
-        for group in calls_for(held, ctx):  # the clip's last windows, before its decoded clip
-            start(group)
+        start_all(held)  # the clip's last windows, before its decoded clip
         clip = await svc.clips.decoded(video)
         kept = []
         for group in observer_groups(clip.windows, ctx):
