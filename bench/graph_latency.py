@@ -27,7 +27,10 @@ another checkout of gaze (``git worktree add DIR REV``; compile it first with ``
 compileall DIR/gaze``, or every run pays for compiling it), run by run beside this one, so that
 the machine's load falls on both alike. ``--hops`` prints where each whole command's time goes:
 its first request after the process started, each stage's last request after the last reply
-before it (the floor's calls take 5-8 ms each), and its end after the last reply.
+before it (the floor's calls take 5-8 ms each), and its end after the last reply; and the CPU
+the command and its child processes had used by its router's request (the floor's third), with
+its share of all the cores' seconds up to then: a command that needs every core before its
+router can go waits for CPU, not for replies.
 """
 
 from __future__ import annotations
@@ -42,11 +45,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.standin, the stand-in
 
+from bench.command_cpu import RunningCommand  # noqa: E402
 from gaze.api import adiagnose  # noqa: E402
 from gaze.bench.forge import forge_clip  # noqa: E402
 from gaze.models.protocol import ModelRequest, TextPart  # noqa: E402
@@ -56,6 +61,14 @@ from tests.standin import Reply, StandIn, chat_reply  # noqa: E402
 
 CRITICAL_PATH_CALLS = 5
 ROUTES = ("inprocess", "http", "cli", "floor")
+ROUTER_STAGE = 2
+"""The router's stage among a command's stages (grounding, observers, router, ...); the floor's
+third call stands for it."""
+RUNNING = RunningCommand()
+"""The whole command (or floor) being timed, whose CPU ``--hops`` reads as requests arrive."""
+Arrival = tuple[float, str, float | None]
+"""When a request arrived, its schema's name, and the CPU seconds its command had used by then
+(None when not read)."""
 INSTRUCTION = "put the block on the plate"
 
 
@@ -99,16 +112,19 @@ def scripted(request: ModelRequest) -> Any:
     return answer(request.schema_name, request.json_schema, text)
 
 
-def served(latency: float, arrivals: list[tuple[float, str]] | None = None) -> Any:
-    """The stand-in's answers; ``arrivals`` (when given) gets each request's arrival time and
-    schema name."""
+def served(
+    latency: float, arrivals: list[Arrival] | None = None, cpu: RunningCommand | None = None
+) -> Any:
+    """The stand-in's answers; ``arrivals`` (when given) gets each request's arrival time,
+    schema name and, with ``cpu``, the CPU its command had used by then."""
 
     def respond(body: Any) -> Reply:
         if not isinstance(body, dict) or "response_format" not in body:  # GET /v1/models
             return Reply(200, {"object": "list", "data": []}, delay_s=latency)
         spec = body["response_format"]["json_schema"]
         if arrivals is not None:
-            arrivals.append((time.perf_counter(), spec["name"]))
+            arrived = time.perf_counter()
+            arrivals.append((arrived, spec["name"], cpu.cpu_s() if cpu is not None else None))
         texts = []
         for message in body["messages"]:
             content = message["content"]
@@ -149,9 +165,7 @@ def whole_command(
     if checkout is not None:  # that checkout's gaze first (and not the one in the cwd)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(checkout), env.get("PYTHONPATH")]))
     started = time.perf_counter()
-    done = subprocess.run(
-        argv, capture_output=True, text=True, check=False, env=env, cwd=out.parent
-    )
+    done = timed_run(argv, env=env, cwd=out.parent)
     wall = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"gaze diagnose failed: {done.stderr.strip()[-400:]}")
@@ -181,11 +195,24 @@ os._exit(0)
 """
 
 
+def timed_run(argv: list[str], **popen: Any) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run`` with the process known to ``RUNNING`` while it runs."""
+    with subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen
+    ) as process:
+        RUNNING.started(process.pid)
+        try:
+            out, err = process.communicate()
+        finally:
+            RUNNING.ended()
+    return subprocess.CompletedProcess(argv, process.returncode, out, err)
+
+
 def sdk_floor(url: str) -> float:
     """Wall seconds of the least command that makes the critical path's calls with the SDK."""
     argv = [sys.executable, "-c", FLOOR_SCRIPT, url, str(CRITICAL_PATH_CALLS), INSTRUCTION]
     started = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    done = timed_run(argv)
     wall = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"the SDK floor script failed: {done.stderr.strip()[-400:]}")
@@ -210,8 +237,8 @@ def main(argv: list[str]) -> None:
     )
     args = parser.parse_args(argv)
     ideal = CRITICAL_PATH_CALLS * args.latency
-    arrivals: list[tuple[float, str]] = []
-    responder = served(args.latency, arrivals)
+    arrivals: list[Arrival] = []
+    responder = served(args.latency, arrivals, RUNNING if args.hops else None)
     with tempfile.TemporaryDirectory() as tmp, StandIn(responder=responder) as server:
         url = server.url + "/v1"
         warm = Path(tmp) / "warm.mp4"  # pay in-process imports and first-use costs untimed
@@ -242,7 +269,7 @@ def measure(
     args: Any,
     tmp: str,
     ideal: float,
-    arrivals: list[tuple[float, str]],
+    arrivals: list[Arrival],
 ) -> None:
     """Print each route's median over ``--repeat`` rounds, every round running every route one
     after the other, and each whole command's margin over the floor, the median of its
@@ -254,6 +281,7 @@ def measure(
             rows[f"cli@{args.against.name}"] = ("cli", args.against)
     walls: dict[str, list[float]] = {row: [] for row in rows}
     spent: dict[str, list[list[float]]] = {row: [] for row in rows}
+    busy: dict[str, list[tuple[float, float]]] = {row: [] for row in rows}
     calls: dict[str, int] = {}
     for _ in range(max(1, args.repeat)):
         for row, (via, checkout) in rows.items():
@@ -261,6 +289,8 @@ def measure(
             wall, calls[row] = run_once(via, clip, url, concurrency, server, args, tmp, checkout)
             walls[row].append(wall)
             spent[row].append(hops(arrivals[seen:], started, wall, args.latency))
+            if (at_router := cpu_by_router(arrivals[seen:], started, args.latency)) is not None:
+                busy[row].append(at_router)
     for row, runs in walls.items():
         wall = statistics.median(runs)
         print(
@@ -287,28 +317,61 @@ def measure(
             f"last request after the last reply before it {gaps}, end +{medians[-1]:.0f}",
             flush=True,
         )
+        if busy[row]:
+            cores = os.cpu_count() or 1
+            elapsed = statistics.median(at for at, _ in busy[row])
+            cpu = statistics.median(used for _, used in busy[row])
+            share = statistics.median(used / (cores * at) for at, used in busy[row])
+            print(
+                f"{row:>9s} {duration:>5g}s CPU by the router's request (the floor's third): "
+                f"{cpu:.2f} s in its first {elapsed:.2f} s, {share:.0%} of {cores} cores "
+                "(the command and its child processes)",
+                flush=True,
+            )
+
+
+def stages_of(arrivals: Sequence[tuple[Any, ...]], latency: float) -> list[list[Arrival]]:
+    """One command's requests (``Arrival``; the CPU may be left out) in the stages of its
+    critical path, in time order. A stage is the requests of one schema in a row
+    (``Specialists_*`` is one), however spread out (a long clip's observers leave as decoding
+    hands their windows over); a command whose requests all carry one schema (the floor's) has
+    a stage per request that came after a reply (``latency`` later). The start-up check
+    (``Probe``) goes beside the first request and is in no stage."""
+    kinds = sorted((a[0], a[1].split("_")[0], a[2] if len(a) > 2 else None) for a in arrivals)
+    kinds = [a for a in kinds if a[1] != "Probe"]
+    by_schema = len({kind for _, kind, _ in kinds}) > 1
+    stages: list[list[Arrival]] = []
+    for here, arrival in enumerate(kinds):
+        before = kinds[here - 1] if here else None
+        t, kind = arrival[0], arrival[1]
+        if before is None or (kind != before[1] if by_schema else t - before[0] > latency / 2):
+            stages.append([])
+        stages[-1].append(arrival)
+    return stages
+
+
+def cpu_by_router(
+    arrivals: Sequence[tuple[Any, ...]], started: float, latency: float
+) -> tuple[float, float] | None:
+    """(seconds after the command started, CPU seconds it had used) when the last request of
+    its router's stage arrived; None without that stage or without a CPU reading there."""
+    stages = stages_of(arrivals, latency)
+    if len(stages) <= ROUTER_STAGE:
+        return None
+    arrived, _, cpu = stages[ROUTER_STAGE][-1]
+    return None if cpu is None else (arrived - started, cpu)
 
 
 def hops(
-    arrivals: list[tuple[float, str]], started: float, wall: float, latency: float
+    arrivals: Sequence[tuple[Any, ...]], started: float, wall: float, latency: float
 ) -> list[float]:
     """Where one command's time went, from the stand-in's arrival times (seconds): its first
-    request after the process started, then for each stage of the critical path the time its
-    last request arrived after the last reply of the stage before it left the server, then
-    the time from the last reply to the process's end. A stage is the requests of one schema in
-    a row (``Specialists_*`` is one), however spread out (a long clip's observers leave as
-    decoding hands their windows over); a command whose requests all carry one schema (the
-    floor's) has a stage per request that came after a reply (``latency`` later)."""
-    kinds = sorted((t, name.split("_")[0]) for t, name in arrivals if name != "Probe")
-    if not kinds:  # the start-up check (Probe) goes beside the first request: not a stage
+    request after the process started, then for each stage of the critical path
+    (``stages_of``) the time its last request arrived after the last reply of the stage before
+    it left the server, then the time from the last reply to the process's end."""
+    stages = [[a[0] for a in stage] for stage in stages_of(arrivals, latency)]
+    if not stages:
         return []
-    by_schema = len({kind for _, kind in kinds}) > 1
-    stages: list[list[float]] = []
-    for here, (t, kind) in enumerate(kinds):
-        before = kinds[here - 1] if here else None
-        if before is None or (kind != before[1] if by_schema else t - before[0] > latency / 2):
-            stages.append([])
-        stages[-1].append(t)
     lasts = [stage[-1] for stage in stages]
     between = [b - a - latency for a, b in zip(lasts, lasts[1:], strict=False)]
     return [stages[0][0] - started, *between, started + wall - lasts[-1] - latency]

@@ -5,6 +5,8 @@ path's calls one after the other against the stand-in server, the yardstick for 
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -96,3 +98,74 @@ def test_hops_split_a_command_into_its_stages(
 
 def test_hops_of_a_command_that_sent_nothing_is_empty() -> None:
     assert _bench().hops([], started=0.0, wall=1.0, latency=0.5) == []
+
+
+def test_the_router_stage_gives_the_cpu_read_at_its_last_request() -> None:
+    arrivals = [
+        (10.40, "Grounding", 0.6),
+        (10.401, "Probe", 0.61),
+        (10.94, "WindowObservations", 1.1),
+        (10.95, "WindowObservations", 1.2),
+        (11.46, "RouterOutput", 2.5),
+        (11.45, "RouterOutput", 2.4),  # out of order: the later arrival counts
+        (11.98, "Specialists_a", 2.6),
+    ]
+    at, cpu = _bench().cpu_by_router(arrivals, started=10.0, latency=0.5)
+    assert (round(at, 3), cpu) == (1.46, 2.5)
+    assert _bench().cpu_by_router(arrivals[:4], started=10.0, latency=0.5) is None
+    unread = [(t, name, None) for t, name, _ in arrivals]
+    assert _bench().cpu_by_router(unread, started=10.0, latency=0.5) is None
+
+
+BURN_S = 0.2
+GRANDCHILD = f"""
+import time
+while time.process_time() < {BURN_S}:
+    pass
+print("burnt", flush=True)
+input()
+"""
+CHILD = f"""
+import subprocess, sys
+burner = subprocess.Popen([sys.executable, "-c", {GRANDCHILD!r}], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+print(burner.stdout.readline().strip(), flush=True)
+input()
+burner.communicate("")  # reaped: its CPU moves to this process's children's times
+print("reaped", flush=True)
+input()
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_command_s_cpu_counts_its_children_running_and_reaped() -> None:
+    from bench.command_cpu import tree_cpu_s
+
+    with subprocess.Popen(
+        [sys.executable, "-c", CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as command:
+        assert command.stdin is not None and command.stdout is not None
+        assert command.stdout.readline().strip() == "burnt"
+        running = tree_cpu_s(command.pid)
+        command.stdin.write("\n")
+        command.stdin.flush()
+        assert command.stdout.readline().strip() == "reaped"
+        reaped = tree_cpu_s(command.pid)
+        command.stdin.write("\n")
+        command.stdin.flush()
+    assert running is not None and running >= BURN_S
+    assert reaped is not None and reaped >= running
+    assert tree_cpu_s(command.pid) is None  # gone
+
+
+def test_the_floor_s_requests_carry_the_cpu_its_command_had_used() -> None:
+    bench = _bench()
+    arrivals: list[tuple[float, str, float | None]] = []
+    with StandIn(responder=bench.served(DELAY_S, arrivals, bench.RUNNING)) as server:
+        bench.sdk_floor(server.url + "/v1")
+    used = [cpu for _, _, cpu in arrivals]
+    assert len(used) == bench.CRITICAL_PATH_CALLS
+    # the SDK's import alone takes CPU, and a process's CPU only grows
+    assert all(cpu is not None and cpu > 0 for cpu in used)
+    assert used == sorted(used)
+    assert bench.RUNNING.cpu_s() is None  # nothing runs now
