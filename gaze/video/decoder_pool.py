@@ -29,6 +29,12 @@ frame: on a 2-core machine, eight children started for eight clips in flight cos
 they gave (`bench/fleet_throughput.py`)."""
 MAX_IDLE = MAX_BUSY
 """Children kept waiting for the next clip."""
+CHILD_BLAS_THREADS = "1"
+"""NumPy's OpenBLAS threads in a decoding child (unless the environment already sets
+``BLAS_THREADS_ENV``). The child multiplies no matrices, but OpenBLAS starts a thread per core
+as NumPy loads, and they spin: the child's imports took 0.42-0.44 s of CPU against 0.29-0.33 s
+with one thread, on the cores the parent's start wants."""
+BLAS_THREADS_ENV = "OPENBLAS_NUM_THREADS"
 
 _idle: list[Decoder] = []
 _lock = threading.Lock()
@@ -93,6 +99,7 @@ class Decoder:
         package_root = str(Path(gaze.__file__).resolve().parents[1])
         env = dict(os.environ)  # the child imports this very gaze, wherever it came from
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        env.setdefault(BLAS_THREADS_ENV, CHILD_BLAS_THREADS)
         self.errors: IO[bytes] | None = None
         with contextlib.suppress(OSError):  # a full disk: the child's last words are lost
             self.errors = tempfile.TemporaryFile()  # noqa: SIM115  (closed with the child)

@@ -419,3 +419,35 @@ def test_first_frames_of_many_clips_leave_the_default_threads_free(forge_dir, mo
     image = cv2.imdecode(np.frombuffer(frames[0], np.uint8), cv2.IMREAD_COLOR)
     assert image is not None and max(image.shape[:2]) == 160  # a JPEG at the run's largest side
     assert len(set(frames)) == 1
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads the child's threads in /proc")
+@pytest.mark.parametrize(("ours", "child_sees"), [(None, "1"), ("3", "3")])
+def test_a_child_starts_no_blas_threads_unless_told_to(tmp_path, monkeypatch, ours, child_sees):
+    """OpenBLAS starts a thread per core as NumPy loads, and they spin on the cores the parent
+    wants; the child multiplies no matrices. A setting of the user's own goes through."""
+    from gaze.video import decoder_pool
+    from gaze.video.decoder_pool import BLAS_THREADS_ENV
+
+    decoder_pool._close_idle()  # a new child, started with this environment
+    if ours is None:
+        monkeypatch.delenv(BLAS_THREADS_ENV, raising=False)
+    else:
+        monkeypatch.setenv(BLAS_THREADS_ENV, ours)
+    video = tmp_path / "clip.mp4"
+    forge_clip(video, seed=3, failures=[], duration_s=3.0)
+
+    async def decoded_by() -> tuple[str, set[str]]:
+        store = ClipStore(SamplingSettings(), PIXEL_PASS)
+        state = store.start(str(video))
+        try:
+            await store.pixel_evidence(str(video))
+            proc = Path(f"/proc/{state.job._decoder.proc.pid}")
+            return (proc / "environ").read_text(), {t.name for t in (proc / "task").iterdir()}
+        finally:
+            await store.aclose()
+
+    environ, threads = asyncio.run(decoded_by())
+    assert f"\0{BLAS_THREADS_ENV}={child_sees}\0" in f"\0{environ}"
+    if ours is None:  # decoded, the child waits for its next clip in its one thread
+        assert len(threads) == 1, threads
