@@ -9,6 +9,9 @@ request. Type checkers still see the members through the package's ``TYPE_CHECKI
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
+import threading
 from collections.abc import Callable
 
 
@@ -23,3 +26,55 @@ def lazy_members(package: str, members: dict[str, str]) -> Callable[[str], objec
         return getattr(importlib.import_module(f"{package}.{submodule}"), name)
 
     return __getattr__
+
+
+def defer_package_init(name: str) -> bool:
+    """Put package ``name`` in ``sys.modules`` before its ``__init__`` has run, unless it is
+    imported already: its submodules import as usual, and the first read of anything else on
+    it (a name its ``__init__`` defines, ``dir()``) runs that ``__init__`` in place, once. True
+    when deferred; False when ``name`` is imported already or is not a package.
+
+    For a dependency's package whose ``__init__`` imports far more than is used: LangGraph's
+    import reaches ``langsmith.types.run_select_field``, one enum, and ``langsmith.types``'s
+    ``__init__`` imports about 160 generated pydantic models with it."""
+    if name in sys.modules:
+        return False
+    spec = importlib.util.find_spec(name)  # imports the parent package
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return False
+    loader = spec.loader
+    package = importlib.util.module_from_spec(spec)
+    lock = threading.Lock()
+    ran = False
+
+    def run_init() -> None:
+        nonlocal ran
+        with lock:
+            if ran:
+                return
+            del package.__getattr__, package.__dir__
+            try:
+                loader.exec_module(package)
+            except BaseException:  # raised here; the next read tries again
+                hook()
+                raise
+            ran = True
+
+    def __getattr__(attribute: str) -> object:
+        run_init()
+        return getattr(package, attribute)
+
+    def __dir__() -> list[str]:
+        run_init()
+        return sorted(vars(package))
+
+    def hook() -> None:
+        package.__getattr__ = __getattr__  # type: ignore[method-assign]
+        package.__dir__ = __dir__  # type: ignore[method-assign]
+
+    hook()
+    sys.modules[name] = package
+    parent, _, child = name.rpartition(".")
+    if parent:
+        setattr(sys.modules[parent], child, package)
+    return True

@@ -94,3 +94,82 @@ def test_every_name_a_lazy_package_exports_resolves(package):
     module = importlib.import_module(package)
     for name in module.__all__:
         assert getattr(module, name) is not None, f"{package}.{name}"
+
+
+DEFERRED_PACKAGE = {
+    "__init__.py": "from .heavy import HEAVY\nRUNS = RUNS + 1 if 'RUNS' in globals() else 1\n",
+    "heavy.py": "HEAVY = 'heavy'\n",
+    "light.py": "LIGHT = 'light'\n",
+}
+
+
+def _deferred_package(root, name: str, files: dict[str, str]) -> None:
+    (root / name).mkdir()
+    for file, text in files.items():
+        (root / name / file).write_text(text)
+
+
+def test_a_deferred_package_imports_its_submodules_without_its_init(tmp_path, monkeypatch):
+    import sys
+
+    from gaze.lazy import defer_package_init
+
+    _deferred_package(tmp_path, "deferred_pkg", DEFERRED_PACKAGE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("deferred_pkg", "deferred_pkg.heavy", "deferred_pkg.light"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+
+    assert defer_package_init("deferred_pkg")
+    from deferred_pkg.light import LIGHT
+
+    assert LIGHT == "light" and "deferred_pkg.heavy" not in sys.modules
+    from deferred_pkg import HEAVY  # a name its __init__ defines: the __init__ runs, once
+
+    assert HEAVY == "heavy" and "deferred_pkg.heavy" in sys.modules
+    package = sys.modules["deferred_pkg"]
+    assert package.RUNS == 1 and "light" in dir(package) and package.RUNS == 1
+    assert not defer_package_init("deferred_pkg")  # imported already
+    assert not defer_package_init("deferred_pkg.light")  # a module, not a package
+
+
+def test_a_deferred_init_that_fails_raises_and_runs_again_at_the_next_read(tmp_path, monkeypatch):
+    import sys
+
+    from gaze.lazy import defer_package_init
+
+    broken = {"__init__.py": "import os\nif os.environ.get('BREAK_IT'):\n    raise OSError('no')\n"}
+    broken["__init__.py"] += "NAME = 'name'\n"
+    _deferred_package(tmp_path, "flaky_pkg", broken)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "flaky_pkg", raising=False)
+    monkeypatch.setenv("BREAK_IT", "1")
+
+    assert defer_package_init("flaky_pkg")
+    with pytest.raises(OSError, match="no"):
+        _ = sys.modules["flaky_pkg"].NAME
+    monkeypatch.delenv("BREAK_IT")
+    assert sys.modules["flaky_pkg"].NAME == "name"
+
+
+def test_a_model_run_never_loads_langsmith_s_generated_models():
+    """LangGraph's import reaches one enum in ``langsmith.types``, whose ``__init__`` imports
+    about 160 generated pydantic models (0.25-0.3 s of the graph's import): a whole diagnosis
+    runs without them, and they are still there for whoever asks."""
+    from gaze.api import DEFERRED_LANGSMITH_PACKAGE
+
+    probe = (
+        "import sys, gaze\n"
+        "from gaze.cli.diagnose_cmd import demo_clip\n"
+        "clip, instruction = demo_clip()\n"
+        "from gaze.settings.context import GazeContext\n"
+        "context = GazeContext(model='scripted:auto', use_cache=False)\n"
+        "report = gaze.diagnose(clip, instruction, context=context)\n"
+        f"package = {DEFERRED_LANGSMITH_PACKAGE!r}\n"
+        "print(len(report.events), sum(m.startswith(package + '.') for m in sys.modules))\n"
+        "from langsmith.types import Run\n"
+        "print(Run.__module__, sum(m.startswith(package + '.') for m in sys.modules) > 100)"
+    )
+    first, then = python_output(probe, timeout=180).splitlines()
+    events, generated = map(int, first.split())
+    assert events == 2 and generated <= 2
+    assert then == f"{DEFERRED_LANGSMITH_PACKAGE}.run True"
