@@ -160,13 +160,6 @@ call later, while the decoding child's windows are wanted by the observers now (
 last observer request left 0.1-0.2 s sooner; 8 and 30 s clips, decoded by then, unchanged)."""
 
 
-DEFERRED_LANGSMITH_PACKAGE = "langsmith.types"
-"""Loaded with its ``__init__`` deferred (``gaze.lazy.defer_package_init``): LangGraph's import
-reaches one enum in it, and its ``__init__`` imports about 160 generated pydantic models, 0.25-0.3
-s of the graph's 0.7-1.0 s import (CPU a long clip's decoding wants on 2 cores). Anything that
-reads the package for more runs that ``__init__`` then."""
-
-
 def _graph_loaded() -> bool:
     return "gaze.graph.graph" in sys.modules
 
@@ -187,11 +180,10 @@ async def _first_requests_out(svc: Any) -> None:
 
 
 def _load_graph() -> Any:
-    from gaze.graph.early import load_early_modules
-    from gaze.lazy import defer_package_init
+    from gaze.graph.early import defer_unused_inits, load_early_modules
 
     load_early_modules()
-    defer_package_init(DEFERRED_LANGSMITH_PACKAGE)
+    defer_unused_inits()
     from gaze.graph.graph import graph
 
     return graph

@@ -151,25 +151,27 @@ def test_a_deferred_init_that_fails_raises_and_runs_again_at_the_next_read(tmp_p
     assert sys.modules["flaky_pkg"].NAME == "name"
 
 
-def test_a_model_run_never_loads_langsmith_s_generated_models():
+def test_a_model_run_loads_neither_langsmith_s_models_nor_the_langgraph_sdk_s_client():
     """LangGraph's import reaches one enum in ``langsmith.types``, whose ``__init__`` imports
-    about 160 generated pydantic models (0.25-0.3 s of the graph's import): a whole diagnosis
-    runs without them, and they are still there for whoever asks."""
-    from gaze.api import DEFERRED_LANGSMITH_PACKAGE
+    about 160 generated pydantic models, and one protocol in ``langgraph_sdk.auth``, whose top
+    package's ``__init__`` imports the SDK's HTTP client: a whole diagnosis runs without either
+    ``__init__``, and both packages' names are still there for whoever asks."""
+    from gaze.graph.early import DEFERRED_PACKAGES
 
+    assert DEFERRED_PACKAGES == ("langsmith.types", "langgraph_sdk")
     probe = (
         "import sys, gaze\n"
         "from gaze.cli.diagnose_cmd import demo_clip\n"
-        "clip, instruction = demo_clip()\n"
         "from gaze.settings.context import GazeContext\n"
+        "clip, instruction = demo_clip()\n"
         "context = GazeContext(model='scripted:auto', use_cache=False)\n"
         "report = gaze.diagnose(clip, instruction, context=context)\n"
-        f"package = {DEFERRED_LANGSMITH_PACKAGE!r}\n"
-        "print(len(report.events), sum(m.startswith(package + '.') for m in sys.modules))\n"
+        "generated = sum(m.startswith('langsmith.types.') for m in sys.modules)\n"
+        "print(len(report.events), generated, 'langgraph_sdk.client' in sys.modules)\n"
         "from langsmith.types import Run\n"
-        "print(Run.__module__, sum(m.startswith(package + '.') for m in sys.modules) > 100)"
+        "from langgraph_sdk import get_client\n"
+        "print(Run.__module__, get_client.__name__)"
     )
     first, then = python_output(probe, timeout=180).splitlines()
-    events, generated = map(int, first.split())
-    assert events == 2 and generated <= 2
-    assert then == f"{DEFERRED_LANGSMITH_PACKAGE}.run True"
+    assert first.split() == ["2", "1", "False"]
+    assert then == "langsmith.types.run get_client"

@@ -26,6 +26,7 @@ from gaze.graph.segment_texts import router_texts
 from gaze.graph.segments import clip_segments
 from gaze.graph.services import RunServices
 from gaze.graph.state import EventRecord, Segment, TaskMemoryRecord
+from gaze.lazy import defer_package_init
 from gaze.models.structured import Structured
 from gaze.schema.records import record_of
 from gaze.settings.context import GazeContext, diagnosing, wants_pixels
@@ -51,6 +52,22 @@ def load_early_modules() -> None:
     import gaze.video.clip  # noqa: F401
 
     importlib.import_module(ROUTER_MODULE)
+
+
+DEFERRED_PACKAGES = ("langsmith.types", "langgraph_sdk")
+"""Loaded with their ``__init__`` deferred (``gaze.lazy.defer_package_init``): LangGraph's
+import reaches one enum in ``langsmith.types``, whose ``__init__`` imports about 160 generated
+pydantic models (0.25-0.3 s of CPU), and one protocol in ``langgraph_sdk.auth.types``, whose
+top package's ``__init__`` imports the SDK's HTTP client (about 0.07 s): together about a third
+of the graph's import, on the cores a long clip's decoding wants. Anything that reads either
+package for more runs its ``__init__`` then."""
+
+
+def defer_unused_inits() -> None:
+    """Defer ``DEFERRED_PACKAGES``' ``__init__`` before the graph module imports LangGraph: call
+    it in the worker thread that loads the graph (a package imported already stays as it is)."""
+    for package in DEFERRED_PACKAGES:
+        defer_package_init(package)
 
 
 def wants_memory(ctx: GazeContext, kind: MemoryKind) -> bool:
