@@ -156,13 +156,8 @@ def test_signals_are_measured_at_a_lower_priority_than_decoding():
     assert this_thread_niceness() == decoding
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="only Linux keeps a nice value per thread")
-def test_the_child_decodes_below_its_parents_priority(tmp_path):
-    """The parent's imports and request building are the critical path: the child and every
-    thread it starts (the decoder's own, the signal meter) give way to them."""
-    from gaze.cpu_priority import MAX_NICENESS, this_thread_niceness
-    from gaze.video.decode_process import DECODING_NICENESS
-
+def _child_that_decoded(tmp_path: Path) -> Path:
+    """``/proc/<pid>`` of the child that decoded a 3 s clip (and now waits, idle, for the next)."""
     video = tmp_path / "clip.mp4"
     forge_clip(video, seed=3, failures=[], duration_s=3.0)
 
@@ -175,10 +170,21 @@ def test_the_child_decodes_below_its_parents_priority(tmp_path):
         finally:
             await store.aclose()
 
-    pid = asyncio.run(decoded_by())
+    return Path(f"/proc/{asyncio.run(decoded_by())}")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="only Linux keeps a nice value per thread")
+def test_the_child_decodes_below_its_parents_priority(tmp_path):
+    """The parent's imports and request building are the critical path: the child and every
+    thread it starts (the decoder's own, the signal meter) give way to them."""
+    from gaze.cpu_priority import MAX_NICENESS, this_thread_niceness
+    from gaze.video.decode_process import DECODING_NICENESS
+
+    child = _child_that_decoded(tmp_path)
+    pid = int(child.name)
     niceness = {
         int(task.name): int((task / "stat").read_text().rsplit(")", 1)[1].split()[16])
-        for task in Path(f"/proc/{pid}/task").iterdir()
+        for task in (child / "task").iterdir()
     }
     decoding = min(MAX_NICENESS, this_thread_niceness() + DECODING_NICENESS)
     assert DECODING_NICENESS > 0 and niceness[pid] == decoding  # the child's main thread
@@ -434,20 +440,8 @@ def test_a_child_starts_no_blas_threads_unless_told_to(tmp_path, monkeypatch, ou
         monkeypatch.delenv(BLAS_THREADS_ENV, raising=False)
     else:
         monkeypatch.setenv(BLAS_THREADS_ENV, ours)
-    video = tmp_path / "clip.mp4"
-    forge_clip(video, seed=3, failures=[], duration_s=3.0)
-
-    async def decoded_by() -> tuple[str, set[str]]:
-        store = ClipStore(SamplingSettings(), PIXEL_PASS)
-        state = store.start(str(video))
-        try:
-            await store.pixel_evidence(str(video))
-            proc = Path(f"/proc/{state.job._decoder.proc.pid}")
-            return (proc / "environ").read_text(), {t.name for t in (proc / "task").iterdir()}
-        finally:
-            await store.aclose()
-
-    environ, threads = asyncio.run(decoded_by())
+    child = _child_that_decoded(tmp_path)
+    environ, threads = (child / "environ").read_text(), list((child / "task").iterdir())
     assert f"\0{BLAS_THREADS_ENV}={child_sees}\0" in f"\0{environ}"
     if ours is None:  # decoded, the child waits for its next clip in its one thread
         assert len(threads) == 1, threads
