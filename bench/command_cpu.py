@@ -58,11 +58,18 @@ class RunningCommand:
 
     def __init__(self) -> None:
         self._pid: int | None = None
+        self._requests = 0
         self._lock = threading.Lock()
 
     def started(self, pid: int) -> None:
         with self._lock:
-            self._pid = pid
+            self._pid, self._requests = pid, 0
+
+    def count_request(self) -> int:
+        """How many requests the running command had made before this one (0 for its first)."""
+        with self._lock:
+            self._requests += 1
+            return self._requests - 1
 
     def ended(self) -> None:
         with self._lock:

@@ -30,7 +30,10 @@ its first request after the process started, each stage's last request after the
 before it (the floor's calls take 5-8 ms each), and its end after the last reply; and the CPU
 the command and its child processes had used by its router's request (the floor's third), with
 its share of all the cores' seconds up to then: a command that needs every core before its
-router can go waits for CPU, not for replies.
+router can go waits for CPU, not for replies. The stand-in reads that CPU (2-10 ms of the same
+cores) at the router's request and the floor's third only, and every reply leaves ``latency``
+after its request arrived, whatever the stand-in's own work took: a stage of four requests
+would otherwise wait for four readings and the floor's for one.
 """
 
 from __future__ import annotations
@@ -115,16 +118,20 @@ def scripted(request: ModelRequest) -> Any:
 def served(
     latency: float, arrivals: list[Arrival] | None = None, cpu: RunningCommand | None = None
 ) -> Any:
-    """The stand-in's answers; ``arrivals`` (when given) gets each request's arrival time,
-    schema name and, with ``cpu``, the CPU its command had used by then."""
+    """The stand-in's answers, each ``latency`` after its request arrived; ``arrivals`` (when
+    given) gets each request's arrival time, schema name and, with ``cpu``, the CPU its command
+    had used by then, read at the requests ``reads_cpu`` names only: a reading takes 2-10 ms of
+    the cores the command runs on."""
 
     def respond(body: Any) -> Reply:
+        arrived = time.perf_counter()
         if not isinstance(body, dict) or "response_format" not in body:  # GET /v1/models
             return Reply(200, {"object": "list", "data": []}, delay_s=latency)
         spec = body["response_format"]["json_schema"]
         if arrivals is not None:
-            arrived = time.perf_counter()
-            arrivals.append((arrived, spec["name"], cpu.cpu_s() if cpu is not None else None))
+            nth = cpu.count_request() if cpu is not None else 0
+            used = cpu.cpu_s() if cpu is not None and reads_cpu(spec["name"], nth) else None
+            arrivals.append((arrived, spec["name"], used))
         texts = []
         for message in body["messages"]:
             content = message["content"]
@@ -132,10 +139,18 @@ def served(
             texts += [part["text"] for part in parts if part["type"] == "text"]
         text = "\n".join(texts)
         reply = chat_reply(json.dumps(answer(spec["name"], spec["schema"], text)))
-        reply.delay_s = latency
+        # the latency runs from the arrival: the bench's own work here (the reading above, the
+        # answer) would otherwise delay a stage of several requests more than the floor's one
+        reply.delay_s = max(0.0, latency - (time.perf_counter() - arrived))
         return reply
 
     return respond
+
+
+def reads_cpu(schema_name: str, nth: int) -> bool:
+    """Whether the bench reads a command's CPU at this request (``--hops``): a router's, or the
+    floor's call that stands for it (its ``ROUTER_STAGE``-th, counted from 0)."""
+    return schema_name == "RouterOutput" or (schema_name == FLOOR_SCHEMA and nth == ROUTER_STAGE)
 
 
 async def in_process(clip: Path, latency: float, concurrency: int) -> tuple[float, int]:
@@ -193,6 +208,8 @@ asyncio.run(main(sys.argv[1], int(sys.argv[2]), sys.argv[3]))
 sys.stdout.flush()
 os._exit(0)
 """
+FLOOR_SCHEMA = "Floor"
+"""The schema name of the floor's calls (``FLOOR_SCRIPT``)."""
 
 
 def timed_run(argv: list[str], **popen: Any) -> subprocess.CompletedProcess[str]:

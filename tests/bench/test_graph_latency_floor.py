@@ -158,14 +158,50 @@ def test_a_command_s_cpu_counts_its_children_running_and_reaped() -> None:
     assert tree_cpu_s(command.pid) is None  # gone
 
 
-def test_the_floor_s_requests_carry_the_cpu_its_command_had_used() -> None:
+def test_the_floor_s_call_for_the_router_carries_the_cpu_its_command_had_used() -> None:
     bench = _bench()
     arrivals: list[tuple[float, str, float | None]] = []
     with StandIn(responder=bench.served(DELAY_S, arrivals, bench.RUNNING)) as server:
         bench.sdk_floor(server.url + "/v1")
     used = [cpu for _, _, cpu in arrivals]
     assert len(used) == bench.CRITICAL_PATH_CALLS
-    # the SDK's import alone takes CPU, and a process's CPU only grows
-    assert all(cpu is not None and cpu > 0 for cpu in used)
-    assert used == sorted(used)
+    # read at the floor's third call only: each reading takes CPU from the command
+    assert [cpu is not None for cpu in used] == [i == bench.ROUTER_STAGE for i in range(5)]
+    assert used[bench.ROUTER_STAGE] > 0  # the SDK's import alone takes CPU
+    assert bench.cpu_by_router(arrivals, started=arrivals[0][0] - 1.0, latency=DELAY_S)
     assert bench.RUNNING.cpu_s() is None  # nothing runs now
+
+
+class SlowReading:
+    """A command's CPU that takes ``READ_S`` to read."""
+
+    READ_S = 0.05
+
+    def count_request(self) -> int:
+        return 0
+
+    def cpu_s(self) -> float:
+        time.sleep(self.READ_S)
+        return 1.0
+
+
+def test_a_reply_leaves_its_latency_after_the_request_arrived_however_long_reading_took() -> None:
+    bench = _bench()
+    arrivals: list[tuple[float, str, float | None]] = []
+    respond = bench.served(0.3, arrivals, SlowReading())
+    schema = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+    body = {
+        "messages": [{"role": "user", "content": "route"}],
+        "response_format": {"json_schema": {"name": "RouterOutput", "schema": schema}},
+    }
+    reply = respond(body)
+    assert arrivals[0][1:] == ("RouterOutput", 1.0)
+    assert 0.0 < reply.delay_s <= 0.3 - SlowReading.READ_S
+    body["response_format"]["json_schema"]["name"] = "CriticOutput"  # not read: no wait
+    assert respond(body).delay_s > 0.3 - SlowReading.READ_S and arrivals[1][2] is None
+
+
+def test_the_bench_reads_the_cpu_at_a_router_s_request_or_the_floor_s_third() -> None:
+    reads = _bench().reads_cpu
+    assert reads("RouterOutput", 7) and reads("Floor", 2)
+    assert not reads("Floor", 1) and not reads("Floor", 3) and not reads("Grounding", 2)
