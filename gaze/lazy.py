@@ -9,6 +9,7 @@ request. Type checkers still see the members through the package's ``TYPE_CHECKI
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import sys
 import threading
@@ -28,7 +29,7 @@ def lazy_members(package: str, members: dict[str, str]) -> Callable[[str], objec
     return __getattr__
 
 
-def defer_package_init(name: str) -> bool:
+def defer_package_init(name: str, *, before_parent: bool = False) -> bool:
     """Put package ``name`` in ``sys.modules`` before its ``__init__`` has run, unless it is
     imported already: its submodules import as usual, and the first read of anything else on
     it (a name its ``__init__`` defines, ``dir()``) runs that ``__init__`` in place, once. True
@@ -36,10 +37,15 @@ def defer_package_init(name: str) -> bool:
 
     For a dependency's package whose ``__init__`` imports far more than is used: LangGraph's
     import reaches ``langsmith.types.run_select_field``, one enum, and ``langsmith.types``'s
-    ``__init__`` imports about 160 generated pydantic models with it."""
+    ``__init__`` imports about 160 generated pydantic models with it.
+
+    ``before_parent``: find ``name`` without importing the packages above it (otherwise its
+    parent is imported first), for a subpackage whose parent's ``__init__`` imports it by name,
+    which binds it there: ``openai.types`` before ``openai``, whose ``__init__`` would import
+    it whole. A parent imported or deferred already gets it as an attribute here."""
     if name in sys.modules:
         return False
-    spec = importlib.util.find_spec(name)  # imports the parent package
+    spec = _spec_before_parent(name) if before_parent else importlib.util.find_spec(name)
     if spec is None or spec.loader is None or spec.submodule_search_locations is None:
         return False
     loader = spec.loader
@@ -75,6 +81,23 @@ def defer_package_init(name: str) -> bool:
     hook()
     sys.modules[name] = package
     parent, _, child = name.rpartition(".")
-    if parent:
+    if parent in sys.modules:
         setattr(sys.modules[parent], child, package)
     return True
+
+
+def _spec_before_parent(name: str) -> importlib.machinery.ModuleSpec | None:
+    """``name``'s spec, found without importing a package above it (``find_spec`` imports the
+    parent, whose ``__init__`` may import ``name`` whole). None when it cannot be found."""
+    parent, _, _ = name.rpartition(".")
+    if not parent:
+        return importlib.util.find_spec(name)
+    above = sys.modules.get(parent)
+    if above is not None:  # imported or deferred: its ``__path__`` is set either way
+        locations = getattr(above, "__path__", None)
+    else:
+        parent_spec = _spec_before_parent(parent)
+        locations = parent_spec.submodule_search_locations if parent_spec is not None else None
+    if locations is None:  # the parent is a module, not a package, or is missing
+        return None
+    return importlib.machinery.PathFinder.find_spec(name, list(locations))

@@ -151,6 +151,76 @@ def test_a_deferred_init_that_fails_raises_and_runs_again_at_the_next_read(tmp_p
     assert sys.modules["flaky_pkg"].NAME == "name"
 
 
+NESTED_PACKAGE = {
+    "__init__.py": "from . import inner\nfrom .inner.light import LIGHT\n",
+    "inner/__init__.py": "from .heavy import HEAVY\nfrom . import deep\n",
+    "inner/heavy.py": "HEAVY = 'heavy'\n",
+    "inner/light.py": "LIGHT = 'light'\nfrom .deep.leaf import LEAF\n",
+    "inner/deep/__init__.py": "from .weighty import WEIGHTY\n",
+    "inner/deep/weighty.py": "WEIGHTY = 'weighty'\n",
+    "inner/deep/leaf.py": "LEAF = 'leaf'\n",
+}
+
+
+def test_subpackages_deferred_before_their_parent_is_imported(tmp_path, monkeypatch):
+    """``outer``'s ``__init__`` imports ``outer.inner`` (as ``openai``'s imports
+    ``openai.types``): deferred before ``outer`` is imported, neither ``inner``'s ``__init__`` nor
+    ``inner.deep``'s runs until a name only they define is read."""
+    import sys
+
+    from gaze.lazy import defer_package_init
+
+    (tmp_path / "outer" / "inner" / "deep").mkdir(parents=True)
+    for file, text in NESTED_PACKAGE.items():
+        (tmp_path / "outer" / file).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [m for m in sys.modules if m == "outer" or m.startswith("outer.")]:
+        monkeypatch.delitem(sys.modules, name)
+
+    assert defer_package_init("outer.inner", before_parent=True)
+    assert defer_package_init("outer.inner.deep", before_parent=True)
+    assert "outer" not in sys.modules  # found without running the parent's __init__
+    import outer
+
+    assert outer.LIGHT == "light" and outer.inner.deep is sys.modules["outer.inner.deep"]
+    assert "outer.inner.heavy" not in sys.modules and "outer.inner.deep.weighty" not in sys.modules
+    assert outer.inner.HEAVY == "heavy" and outer.inner.deep.WEIGHTY == "weighty"  # run now
+    for name in [m for m in sys.modules if m == "outer" or m.startswith("outer.")]:
+        monkeypatch.delitem(sys.modules, name)
+    assert defer_package_init("outer.inner")  # by default the parent is imported first...
+    assert "outer" in sys.modules and "outer.inner.heavy" in sys.modules  # ...and imports it
+    assert not defer_package_init("outer.nowhere", before_parent=True)
+
+
+def test_an_openai_run_loads_neither_the_api_s_models_nor_the_responses_api_s():
+    """``import openai`` runs ``openai.types``' ``__init__`` (every model of the API) and reaches
+    ``openai.types.responses``' (the Responses API's): a whole diagnosis through the real SDK
+    and a stand-in server runs without either, and their names still import afterwards."""
+    from gaze.models.providers.openai_import import DEFERRED_TYPES
+
+    assert DEFERRED_TYPES == ("openai.types", "openai.types.responses")
+    probe = (
+        "import sys, gaze\n"
+        "from gaze.cli.diagnose_cmd import demo_clip\n"
+        "from gaze.settings.context import GazeContext\n"
+        "from tests.standin import StandIn, minimal_chat\n"
+        "clip, instruction = demo_clip()\n"
+        "with StandIn(responder=minimal_chat) as server:\n"
+        "    url = server.url + '/v1'\n"
+        "    context = GazeContext(model='openai:m', base_url=url, use_cache=False)\n"
+        "    report = gaze.diagnose(clip, instruction, context=context)\n"
+        "    posts = sum(seen.method == 'POST' for seen in server.seen)\n"
+        "whole = ('openai.types.eval_create_params', 'openai.types.responses.response')\n"
+        "print(report.clip.frame_count > 0, posts > 5, *[name in sys.modules for name in whole])\n"
+        "import openai\n"
+        "from openai.types import ChatModel, Batch\n"
+        "print(openai.types.responses.Response.__name__, Batch.__module__)"
+    )
+    first, then = python_output(probe, timeout=180).splitlines()
+    assert first.split() == ["True", "True", "False", "False"]
+    assert then == "Response openai.types.batch"
+
+
 def test_a_model_run_loads_neither_langsmith_s_models_nor_the_langgraph_sdk_s_client():
     """LangGraph's import reaches one enum in ``langsmith.types``, whose ``__init__`` imports
     about 160 generated pydantic models, and one protocol in ``langgraph_sdk.auth``, whose top

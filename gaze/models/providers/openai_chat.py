@@ -28,6 +28,7 @@ from gaze.models.protocol import (
     status_error,
 )
 from gaze.models.providers import legacy_httpx
+from gaze.models.providers.openai_import import defer_openai_types
 from gaze.redact import public_url, redact
 from gaze.video.frames import jpeg_data_url
 
@@ -152,6 +153,7 @@ class OpenAIChat:
         key_env: str | None = None,
         image_detail: str = "auto",
     ) -> None:
+        defer_openai_types()
         try:
             import openai
         except ImportError:
