@@ -1,8 +1,10 @@
 """What decoding found out about a clip: the report's ``clip`` section.
 
-A module of its own, with pydantic alone: the decoding child makes one for every clip and
-needs neither the codebook nor the report's other models (0.1 s of its start-up, which a long
-clip's last observer request waited for).
+A module of its own, with pydantic alone: whoever reads a decoded clip's ``info`` makes one
+from the plain values decoding found (``gaze.video.clip.DecodedClip``), with neither the
+codebook nor the report's other models. A decoding child sends those values and loads no
+pydantic before its first frame (0.1 s of its start, which a long clip's last observer request
+waited for).
 """
 
 from __future__ import annotations

@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 
 from gaze.errors import GazeInputError
-from gaze.schema.clip_info import ClipInfo
 from gaze.video.frames import analysis_size, encode_jpeg, fitted_size, resize_max_side
 from gaze.video.grid import window_grid
 from gaze.video.paths import check_video_path
@@ -27,6 +27,7 @@ from gaze.video.steps import FrameSteps, StepMeter
 from gaze.video.windows import SamplingSettings, Window, empty_windows, window_of
 
 if TYPE_CHECKING:
+    from gaze.schema.clip_info import ClipInfo
     from gaze.video.reader import VideoReader
 
 MIN_SIDE = 8
@@ -58,7 +59,9 @@ class AnalysisFrames:
 class DecodedClip:
     """Everything gaze needs from one pass over a video."""
 
-    info: ClipInfo
+    info_fields: dict[str, Any]
+    """The clip's ``ClipInfo`` as plain values (``info`` is the model): a decoding child sends
+    them without loading pydantic, whose import and first model took 0.1 s of its start."""
     windows: list[Window]
     initial_frame: np.ndarray
     analysis: AnalysisFrames
@@ -67,6 +70,13 @@ class DecodedClip:
     """Frame index -> JPEG of the sampled frame at ``max_side`` (only when asked to encode)."""
     grids: Mapping[int, bytes] = field(default_factory=dict)
     """Window index -> the window's grid JPEG (grid mode only, ``gaze.video.grid``)."""
+
+    @cached_property
+    def info(self) -> ClipInfo:
+        """Metadata of the analysed video, as decoding found it (the report's ``clip``)."""
+        from gaze.schema.clip_info import ClipInfo
+
+        return ClipInfo(**self.info_fields)
 
 
 def _measure(frame: np.ndarray) -> tuple[float, float, float]:
@@ -246,7 +256,7 @@ def _decode(
         windows[w].timestamps_s.append(round(t, 6))
     windows = [w for w in windows if w.frame_indices]
 
-    info = ClipInfo(
+    info = dict(
         path=str(path),
         fps=round(fps, 6),
         frame_count=frame_count,
