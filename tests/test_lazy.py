@@ -66,6 +66,33 @@ def test_the_decoding_child_starts_without_pydantic():
     assert "asyncio" not in loaded  # the child has no event loop (20-30 ms of its start)
 
 
+def test_the_decoding_child_finds_pixel_events_without_pydantic():
+    """After decoding, the child's pixel pass sends its findings as plain values, and the parent
+    makes the report's events: a long clip's router call waits for that pass, and making the
+    events there loaded pydantic and the codebook (0.1 s of the child's CPU)."""
+    probe = (
+        "import io, sys\n"
+        "from importlib import resources\n"
+        "from gaze.video import decode_process as child\n"
+        "from gaze.video.windows import SamplingSettings\n"
+        "from gaze.pixels.measure import PIXEL_PASS\n"
+        "demo = str(resources.files('gaze') / 'assets' / 'demo.mp4')\n"
+        "out = io.BytesIO()\n"
+        "child._serve(child.DecodeRequest(demo, SamplingSettings(), PIXEL_PASS), out)\n"
+        "loaded = ' '.join(sys.modules)\n"
+        "replies = io.BytesIO(out.getvalue())\n"
+        "while (message := child._receive(replies)) is not None:\n"
+        "    if message[0] == 'pixels':\n"
+        "        print(' '.join(f.type for f in message[2]))\n"
+        "print(loaded)"
+    )
+    found, loaded = python_output(probe, timeout=120).splitlines()
+    assert "gaze.pixels.evidence" in loaded.split()
+    assert not {"pydantic", "gaze.schema.events", "gaze.schema.codebook"} & set(loaded.split())
+    # the demo's two events (README), as plain findings that the parent turns into events
+    assert sorted(found.split()) == ["camera_instability", "object_teleportation"]
+
+
 def test_the_graph_loads_after_what_the_work_started_early_still_needs():
     """The router call is made outside the graph once the observers answer; its module, loaded
     as part of the graph's import, held it up while that import (at the lowest priority) held

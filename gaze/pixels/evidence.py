@@ -1,7 +1,8 @@
 """From pixel signals to candidate failure events (DESIGN section 8).
 
 Each detector reads the per-frame signals (and, for local changes, the thumbnails) and returns
-events in the report format, their evidence naming the signal and its value. Thresholds are the
+findings (``gaze.pixels.pixel_event``: the report's event fields as plain values), their
+evidence naming the signal and its value. Thresholds are the
 named constants below; they were chosen on forge clips (where the truth is known) and checked for
 false alarms on the real clips of the shared set (see bench/pixel_evidence.py).
 
@@ -13,6 +14,7 @@ modest confidences.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,14 +22,16 @@ from gaze.pixels.frame_events import CATCH_UP_MOVED, STALL_ABRUPT, typical_step
 from gaze.pixels.frame_evidence import FrameLevel, frame_events, glitch_spans
 from gaze.pixels.local_change import LocalChange, local_changes
 from gaze.pixels.motion import camera_confirms
-from gaze.pixels.pixel_event import pixel_event
+from gaze.pixels.pixel_event import PixelFinding, PixelRegion, events_of, pixel_finding
 from gaze.pixels.runs import near, true_runs
 from gaze.pixels.shake import SHAKE_SHIFT_PX, shaking_frames
 from gaze.pixels.signals import SAME_PICTURE_DIFF, SignalSeries, distinct_steps, edge_strength
-from gaze.schema.events import Event, EvidenceRegion
 from gaze.video.clip import AnalysisFrames
 from gaze.video.spill import Frames
 from gaze.video.steps import FrameSteps, exact_frame, widened_to_frames
+
+if TYPE_CHECKING:
+    from gaze.schema.events import Event
 
 CHANGE_AWAY_FROM_MOTION = 0.5
 """An object's jump (``gaze.pixels.local_change``) is what a freeze's catch-up shows when, on the
@@ -82,7 +86,7 @@ def _long_enough(
 
 def low_visibility(
     sig: SignalSeries, fps: float, thumbs: Frames | None = None
-) -> tuple[list[Event], list[tuple[int, int]]]:
+) -> tuple[list[PixelFinding], list[tuple[int, int]]]:
     """Dark, washed-out and flat runs; with the analysis ``thumbs``, a flat frame whose edges
     are crisp (CRISP_EDGE) is a plain scene, not one hidden."""
     dark = sig.brightness < DARK_LEVEL
@@ -110,7 +114,7 @@ def low_visibility(
             _margin_confidence(level, DARK_LEVEL, higher_is_worse=False) if kind == "dark" else 0.7
         )
         events.append(
-            pixel_event(
+            pixel_finding(
                 "low_visibility",
                 sig.times_s[s],
                 sig.times_s[e],
@@ -128,7 +132,7 @@ def low_visibility(
 
 def blur(
     sig: SignalSeries, fps: float, exclude: list[tuple[int, int]]
-) -> tuple[list[Event], list[tuple[int, int]]]:
+) -> tuple[list[PixelFinding], list[tuple[int, int]]]:
     reference = float(np.median(sig.sharpness))
     if reference <= 0:
         return [], []
@@ -141,7 +145,7 @@ def blur(
     for s, e in runs:
         worst = float(ratio[s : e + 1].min())
         events.append(
-            pixel_event(
+            pixel_finding(
                 "blur",
                 sig.times_s[s],
                 sig.times_s[e],
@@ -173,7 +177,7 @@ def camera_shake(
     every_frame: FrameSteps | None = None,
     glitches_s: Sequence[tuple[float, float]] = (),
     thumbs: Frames | None = None,
-) -> tuple[list[Event], list[tuple[int, int]]]:
+) -> tuple[list[PixelFinding], list[tuple[int, int]]]:
     """Shaking found on analysis frames; its span reaches the decoded frames between them
     (``every_frame``) that jump as much. An episode that is gone once the glitched frames
     (``glitches_s``, spans in seconds) are taken off the camera's path was the glitch; one that
@@ -205,7 +209,7 @@ def camera_shake(
             every_frame, float(sig.times_s[s]), float(sig.times_s[max(s, e - 1)]), reach, typical
         )
         events.append(
-            pixel_event(
+            pixel_finding(
                 "camera_instability",
                 start,
                 end,
@@ -222,7 +226,7 @@ def camera_shake(
 
 def cuts(
     frames: AnalysisFrames, sig: SignalSeries, exclude: list[tuple[int, int]]
-) -> tuple[list[Event], list[tuple[int, int]]]:
+) -> tuple[list[PixelFinding], list[tuple[int, int]]]:
     """A persistent jump of the whole picture to another view (glitches, which come back, are
     found on every frame by ``gaze.pixels.frame_events``)."""
     events, spans = [], []
@@ -235,7 +239,7 @@ def cuts(
             continue
         spans.append((i, i))
         events.append(
-            pixel_event(
+            pixel_finding(
                 "camera_instability",
                 sig.step_start_s[i],
                 sig.times_s[i],
@@ -253,7 +257,7 @@ def cuts(
 
 def _local_events(
     changes: list[LocalChange], sig: SignalSeries, steps: FrameSteps | None = None
-) -> list[Event]:
+) -> list[PixelFinding]:
     """One event per (type, step): several regions changing at once are one event, put on the
     exact decoded frame of the change where the every-frame steps can tell it."""
     grouped: dict[tuple[str, int], list[LocalChange]] = {}
@@ -280,12 +284,12 @@ def _local_events(
         # tracked boxes sit on their own analysis frames
         shown = {i - 1: start, i: end}
         regions = [
-            EvidenceRegion(t_s=round(shown.get(j, float(sig.times_s[j])), 6), box=box, label=label)
+            PixelRegion(round(shown.get(j, float(sig.times_s[j])), 6), box, label)
             for c in group
             for j, box, label in c.boxes
         ]
         events.append(
-            pixel_event(
+            pixel_finding(
                 ftype,
                 start,
                 end,
@@ -327,7 +331,7 @@ def _indices(spans_s: list[tuple[float, float]], sig: SignalSeries) -> list[tupl
 
 def _not_object_changes(
     frame_level: FrameLevel, changes: list[LocalChange], sig: SignalSeries, steps: FrameSteps
-) -> list[Event]:
+) -> list[PixelFinding]:
     """The freezes whose catch-up is an object event instead. An object that jumps elsewhere, or
     appears, while the scene holds still shows, frame by frame, repeats and then a jump; the
     local-change rules say what it is when the scene slowed into the repeats (the step in is
@@ -377,6 +381,12 @@ def _jumped_beside_a_hold(
 
 def detect(frames: AnalysisFrames, sig: SignalSeries) -> list[Event]:
     """All candidate events of one clip, sorted by start time."""
+    return events_of(findings(frames, sig))
+
+
+def findings(frames: AnalysisFrames, sig: SignalSeries) -> list[PixelFinding]:
+    """All candidate events of one clip as findings, sorted by start time (what the decoding
+    child sends: it makes no report models)."""
     analysis_fps = 1.0 if len(sig.times_s) < 2 else 1.0 / float(np.median(np.diff(sig.times_s)))
     dark_events, dark_runs = low_visibility(sig, analysis_fps, frames.thumbs)
     # Motion is judged between distinct pictures when the clip repeats most of its frames.

@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gaze.pixels.frame_events import freezes, glitches
-from gaze.pixels.pixel_event import pixel_event
+from gaze.pixels.pixel_event import PixelFinding, pixel_finding
 from gaze.pixels.stutter import stutters
-from gaze.schema.events import Event
 from gaze.video.steps import FrameSteps
 
 Spans = list[tuple[float, float]]
@@ -37,15 +36,15 @@ def glitch_spans(steps: FrameSteps | None, ignore_s: Spans) -> Spans:
 class FrameLevel:
     """Glitch, freeze and stutter events of one clip."""
 
-    glitches: list[Event] = field(default_factory=list)
-    freezes: list[Event] = field(default_factory=list)
-    stutters: list[Event] = field(default_factory=list)
+    glitches: list[PixelFinding] = field(default_factory=list)
+    freezes: list[PixelFinding] = field(default_factory=list)
+    stutters: list[PixelFinding] = field(default_factory=list)
     frames: list[tuple[int, int | None]] = field(default_factory=list)
     """Per freeze, decoded frame indices: its last moving frame, and the first frame after its
     repeats (the picture catching up; None when the clip ends frozen)."""
 
     @staticmethod
-    def spans(events: list[Event]) -> Spans:
+    def spans(events: list[PixelFinding]) -> Spans:
         return [(e.start_s, e.end_s) for e in events]
 
 
@@ -58,7 +57,7 @@ def frame_events(steps: FrameSteps, ignore_s: Spans) -> FrameLevel:
     found_glitches = glitches(steps, ignore)
     for found in found_glitches:
         out.glitches.append(
-            pixel_event(
+            pixel_finding(
                 "frame_corruption",
                 float(times[found.first]),
                 float(times[found.last]),
@@ -71,7 +70,7 @@ def frame_events(steps: FrameSteps, ignore_s: Spans) -> FrameLevel:
     for found in freezes(steps, ignore + [(g.first, g.last) for g in found_glitches]):
         start, end = float(times[found.first]), float(times[found.last])
         out.freezes.append(
-            pixel_event(
+            pixel_finding(
                 "frame_corruption",
                 start,
                 end,
@@ -87,7 +86,7 @@ def frame_events(steps: FrameSteps, ignore_s: Spans) -> FrameLevel:
     for found in stutters(steps, taken):
         start, end = float(times[found.first]), float(times[found.last])
         out.stutters.append(
-            pixel_event(
+            pixel_finding(
                 "frame_corruption",
                 start,
                 end,

@@ -85,7 +85,10 @@ class PixelPass:
     meter: Callable[[], Meter]
     """Makes a fresh meter for one clip."""
     measure: Callable[[DecodedClip, Any], tuple[Any, list[Any]]]
-    """(decoded clip, the meter's series) -> (signals, candidate events)."""
+    """(decoded clip, the meter's series) -> (signals, candidate findings), in the child."""
+    events: Callable[[list[Any]], list[Any]]
+    """The child's findings as report events, made in the parent: the child then loads none of
+    the report's models after decoding, where a long clip's router call waits for it."""
 
 
 @dataclass(frozen=True)
@@ -344,8 +347,8 @@ class DecodeJob:
                 for index, blob in rest.items():
                     self.jpegs[index] = blob
                 on_clip(self._completed(replace(clip, jpegs=self.jpegs)))
-            elif kind == "pixels":
-                on_pixels(message[1], message[2])
+            elif kind == "pixels" and self.request.pixels is not None:
+                on_pixels(message[1], self.request.pixels.events(message[2]))
             elif kind == "error":
                 what = message[2]
                 error = (

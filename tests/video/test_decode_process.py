@@ -238,7 +238,9 @@ def test_the_clip_goes_to_the_parent_before_the_signals_have_caught_up(tmp_path,
             release.set()
 
     monkeypatch.setattr(decode_process, "_send", send)
-    pixels = decode_process.PixelPass(meter=meter, measure=lambda clip, series: (series, []))
+    pixels = decode_process.PixelPass(
+        meter=meter, measure=lambda clip, series: (series, []), events=list
+    )
     request = decode_process.DecodeRequest(str(video), SamplingSettings(), pixels)
     decode_process._serve(request, io.BytesIO())
     kinds = [kind for kind, _ in sent]
