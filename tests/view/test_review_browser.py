@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 
 import pytest
 
@@ -42,10 +43,17 @@ def served(runs, tmp_path):
     server.server_close()
 
 
-def _wait_for_state(page, revision: int) -> None:
-    page.wait_for_function(
-        f"fetch('/api/state').then(r => r.json()).then(s => s.revision >= {revision})"
-    )
+def _wait_for_state(page, revision: int, timeout_s: float = 30.0) -> None:
+    """Poll the server until it has recorded ``revision`` decisions. Not ``wait_for_function``:
+    Playwright takes a predicate's promise as truthy once it settles, whatever its value, so
+    a promise-returning predicate is evaluated once and never waits."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        seen = page.evaluate("fetch('/api/state').then(r => r.json()).then(s => s.revision)")
+        if seen >= revision:
+            return
+        assert time.monotonic() < deadline, f"the server stayed at revision {seen} < {revision}"
+        time.sleep(0.02)
 
 
 def _frame(page) -> int:
