@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import os
 import subprocess
 import sys
@@ -35,6 +36,14 @@ CHILD_BLAS_THREADS = "1"
 as NumPy loads, and they spin: the child's imports took 0.42-0.44 s of CPU against 0.29-0.33 s
 with one thread, on the cores the parent's start wants."""
 BLAS_THREADS_ENV = "OPENBLAS_NUM_THREADS"
+REPLY_PIPE_BYTES = 1 << 20
+"""The child's reply pipe holds this much (Linux, where a pipe can be widened; 64 KiB is the
+default there and elsewhere). A window's message is about 150 KB (its JPEGs and grid): in a
+64 KiB pipe the decoding thread waited at each window until the parent's reader thread had
+taken the rest, and that thread waits for the parent's interpreter lock, held by LangGraph's
+import while a run starts: a 60 s clip's decoding lost 45-60 ms that way, which its last
+observer request waited for. 1 MiB is the most an unprivileged process may ask for by default
+(``/proc/sys/fs/pipe-max-size``); a refusal leaves the pipe as it was."""
 
 _idle: list[Decoder] = []
 _lock = threading.Lock()
@@ -90,6 +99,19 @@ def first_frame_threads() -> ThreadPoolExecutor:
     return _executor("first-frame")
 
 
+def widen_pipe(pipe: IO[bytes] | None, size: int) -> int | None:
+    """Ask the kernel for a pipe buffer of ``size`` bytes; the size it now has, or None where
+    pipes cannot be resized (not Linux) or the request was refused (a user over the kernel's
+    quota of pipe memory)."""
+    setting = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if pipe is None or setting is None:
+        return None
+    try:
+        return int(fcntl.fcntl(pipe.fileno(), setting, size))
+    except OSError:
+        return None
+
+
 class Decoder:
     """One child process (``python -m gaze.video.decode_process``)."""
 
@@ -110,6 +132,7 @@ class Decoder:
             stderr=self.errors or subprocess.DEVNULL,
             env=env,
         )
+        widen_pipe(self.proc.stdout, REPLY_PIPE_BYTES)
 
     @property
     def requests(self) -> IO[bytes]:

@@ -447,3 +447,34 @@ def test_a_child_starts_no_blas_threads_unless_told_to(tmp_path, monkeypatch, ou
     assert f"\0{BLAS_THREADS_ENV}={child_sees}\0" in f"\0{environ}"
     if ours is None:  # decoded, the child waits for its next clip in its one thread
         assert len(threads) == 1, threads
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="only Linux pipes can be widened")
+def test_a_child_hands_over_a_whole_clip_without_waiting_for_the_parent_to_read(tmp_path):
+    """Each window's message is about 150 KB: in a default 64 KiB pipe the decoding thread
+    stopped at every window until the parent read it, and a starting run's parent reads late
+    (LangGraph's import holds its interpreter lock). The child's reply pipe holds a short
+    clip's every message: it finishes, and exits once its requests end, before a byte is
+    read."""
+    import pickle
+
+    from gaze.video import decoder_pool
+    from gaze.video.decode_process import DecodeRequest, _receive, _send
+
+    video = tmp_path / "clip.mp4"
+    forge_clip(video, seed=3, failures=["object_teleportation"], duration_s=8.0)
+    decoder = decoder_pool.Decoder()
+    try:
+        request = DecodeRequest(str(video), SamplingSettings(), PIXEL_PASS)
+        _send(decoder.requests, (request,))
+        decoder.requests.close()  # the child exits after this clip
+        decoder.proc.wait(timeout=60)  # with nothing read: it would wait at its first window
+        messages = []
+        while (message := _receive(decoder.replies)) is not None:
+            messages.append(message)
+    finally:
+        decoder.close()
+    kinds = [m[0] for m in messages]
+    assert kinds.count("window") >= 2 and kinds[-3:] == ["clip", "pixels", "done"]
+    sent = sum(len(pickle.dumps(m, protocol=pickle.HIGHEST_PROTOCOL)) for m in messages)
+    assert 64 * 1024 < sent <= decoder_pool.REPLY_PIPE_BYTES
