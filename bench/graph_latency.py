@@ -22,15 +22,18 @@ wall / (critical-path calls x latency), target <= 1.3. Three routes:
 Each figure is the median of ``--repeat`` rounds (the spread is printed beside it): single runs
 on a shared 2-core machine vary by 0.1-0.3 s, and the machine's load drifts over minutes, so
 every round runs each route once, one after the other, and each whole command's margin over the
-floor is the median of its per-round differences. ``--against DIR`` also times the whole command of
-another checkout of gaze (``git worktree add DIR REV``; compile it first with ``python -m
-compileall DIR/gaze``, or every run pays for compiling it), run by run beside this one, so that
-the machine's load falls on both alike. ``--hops`` prints where each whole command's time goes:
-its first request after the process started, each stage's last request after the last reply
-before it (the floor's calls take 5-8 ms each), and its end after the last reply; and the CPU
-the command and its child processes had used by its router's request (the floor's third), with
-its share of all the cores' seconds up to then: a command that needs every core before its
-router can go waits for CPU, not for replies. The stand-in reads that CPU (2-10 ms of the same
+floor is the median of its per-round differences, with the 95% bootstrap interval of that
+median (``median_interval``). ``--against DIR`` also times the whole command of another
+checkout of gaze (``git worktree add DIR REV``; compile it first with ``python -m compileall
+DIR/gaze``, or every run pays for compiling it), run by run beside this one, so that the
+machine's load falls on both alike, and prints this command minus that one, the median of the
+paired rounds with its interval: an interval across zero has not told the two apart.
+``--hops`` prints where each whole command's time goes: its first request after the process
+started, each stage's last request after the last reply before it (the floor's calls take 5-8
+ms each), and its end after the last reply; and the CPU the command and its child processes
+had used by its router's request (the floor's third), with its share of all the cores' seconds
+up to then: a command that needs every core before its router can go waits for CPU, not for
+replies. The stand-in reads that CPU (2-10 ms of the same
 cores) at the router's request and the floor's third only, and every reply leaves ``latency``
 after its request arrived, whatever the stand-in's own work took: a stage of four requests
 would otherwise wait for four readings and the floor's for one.
@@ -54,9 +57,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.standin, the stand-in
 
+import numpy as np  # noqa: E402
+
 from bench.command_cpu import RunningCommand  # noqa: E402
 from gaze.api import adiagnose  # noqa: E402
 from gaze.bench.forge import forge_clip  # noqa: E402
+from gaze.metrics.bootstrap import percentile_interval  # noqa: E402
 from gaze.models.protocol import ModelRequest, TextPart  # noqa: E402
 from gaze.models.scripted import ScriptedBackbone, minimal_instance  # noqa: E402
 from gaze.settings.context import GazeContext  # noqa: E402
@@ -73,6 +79,8 @@ Arrival = tuple[float, str, float | None]
 """When a request arrived, its schema's name, and the CPU seconds its command had used by then
 (None when not read)."""
 INSTRUCTION = "put the block on the plate"
+RESAMPLES = 2000
+"""Resamples of the rounds behind each median's interval (``median_interval``)."""
 
 
 def answer(schema_name: str, schema: dict[str, Any], text: str) -> dict[str, Any]:
@@ -317,9 +325,19 @@ def measure(
         )
     for row in (r for r in rows if r.startswith("cli") and "floor" in rows):
         over = [a - b for a, b in zip(walls[row], walls["floor"], strict=True)]
+        middle, low, high = median_interval(over)
         print(
             f"{row:>9s} {duration:>5g}s over the floor, median of {len(over)} rounds: "
-            f"{statistics.median(over):+.2f} s ({min(over):+.2f} to {max(over):+.2f})",
+            f"{middle:+.2f} s (95% interval of the median {low:+.2f} to {high:+.2f}; "
+            f"rounds {min(over):+.2f} to {max(over):+.2f})",
+            flush=True,
+        )
+    for row in (r for r in rows if r.startswith("cli@")):
+        paired = [a - b for a, b in zip(walls["cli"], walls[row], strict=True)]
+        middle, low, high = median_interval(paired)
+        print(
+            f"{'cli':>9s} {duration:>5g}s minus {row}, median of {len(paired)} paired rounds: "
+            f"{middle:+.2f} s (95% interval of the median {low:+.2f} to {high:+.2f})",
             flush=True,
         )
     for row in (r for r in rows if args.hops and rows[r][0] in ("cli", "floor")):
@@ -345,6 +363,22 @@ def measure(
                 "(the command and its child processes)",
                 flush=True,
             )
+
+
+def median_interval(
+    values: Sequence[float], resamples: int = RESAMPLES, seed: int = 0
+) -> tuple[float, float, float]:
+    """(median, low, high): the median of ``values`` and the 95% percentile interval of the
+    medians of ``resamples`` resamples of them, drawn with replacement by a seeded generator
+    (the same rounds give the same interval). On a shared 2-core machine one round's margin
+    swings by 0.3 s either way: the interval says whether the rounds settled a difference of a
+    tenth of a second, which the median alone does not."""
+    data = np.asarray(values, dtype=np.float64)
+    if data.size == 0:
+        raise ValueError("no rounds to take a median of")
+    draws = np.random.default_rng(seed).integers(0, data.size, size=(resamples, data.size))
+    low, high = percentile_interval(np.median(data[draws], axis=1)[:, None])[0]
+    return float(np.median(data)), float(low), float(high)
 
 
 def stages_of(arrivals: Sequence[tuple[Any, ...]], latency: float) -> list[list[Arrival]]:

@@ -205,3 +205,19 @@ def test_the_bench_reads_the_cpu_at_a_router_s_request_or_the_floor_s_third() ->
     reads = _bench().reads_cpu
     assert reads("RouterOutput", 7) and reads("Floor", 2)
     assert not reads("Floor", 1) and not reads("Floor", 3) and not reads("Grounding", 2)
+
+
+def test_a_median_comes_with_the_interval_its_rounds_allow():
+    median_interval = _bench().median_interval
+    rounds = [0.31, -0.12, 0.18, 0.05, 0.44, 0.21, -0.02, 0.27, 0.09, 0.16]
+    middle, low, high = median_interval(rounds)
+    assert middle == pytest.approx(0.17)  # the two middle rounds' mean, as statistics.median
+    assert low < middle < high and min(rounds) <= low and high <= max(rounds)
+    assert median_interval(rounds) == (middle, low, high)  # seeded: the same rounds, the same
+    # a shift far beyond the rounds' spread is settled; no spread at all leaves no doubt
+    assert median_interval([r + 1.0 for r in rounds])[1] > 0.5
+    assert median_interval([0.2] * 5) == pytest.approx((0.2, 0.2, 0.2))
+    # more rounds of the same spread narrow the interval
+    assert median_interval(rounds * 4)[2] - median_interval(rounds * 4)[1] < high - low
+    with pytest.raises(ValueError, match="no rounds"):
+        median_interval([])
