@@ -2,7 +2,7 @@
 
     python bench/graph_latency.py [--latency 0.5] [--concurrency 32] [--durations 8 30 60]
                                   [--via inprocess http cli] [--repeat 3] [--against DIR]
-                                  [--hops]
+                                  [--hops] [--clips VIDEO ...]
 
 Every call takes ``latency`` seconds and is answered with small valid outputs (each specialist
 proposes one hypothesis so the critic runs too). The critical path is five calls (grounding ->
@@ -18,6 +18,10 @@ wall / (critical-path calls x latency), target <= 1.3. Three routes:
   a new process that imports the SDK, builds its client, makes the five calls one after the
   other with a one-line prompt, and ends without the interpreter's teardown (as ``gaze`` does).
   ``cli`` over ``floor`` is what gaze itself adds to a whole command.
+
+The clips are forged (320x240, 10 fps, one per ``--durations``) unless ``--clips`` names real
+videos, whose rows carry their file names: a change that helps the small forged clip can cost
+a 720p or 1080p one more (FFmpeg decoding in one thread did).
 
 Each figure is the median of ``--repeat`` rounds (the spread is printed beside it): single runs
 on a shared 2-core machine vary by 0.1-0.3 s, and the machine's load drifts over minutes, so
@@ -249,6 +253,13 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[32])
     parser.add_argument("--durations", type=float, nargs="+", default=[8, 30, 60])
+    parser.add_argument(
+        "--clips",
+        type=Path,
+        nargs="+",
+        help="videos to time instead of forged clips (--durations is then unused): the forged "
+        "clips are 320x240, and a change that helps them can cost a 1080p clip more",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
     parser.add_argument("--against", type=Path, help="another checkout's whole command, beside")
     parser.add_argument(
@@ -278,16 +289,30 @@ def main(argv: list[str]) -> None:
             f"{'route':>9s} {'clip':>6s} {'conc':>5s} {'calls':>6s} {'wall s':>7s} "
             f"{'wall/ideal':>11s} {'runs (min-max)':>15s}"
         )
-        for duration in args.durations:
-            clip = Path(tmp) / f"clip_{duration:g}s.mp4"
-            forge_clip(clip, seed=1, failures=[], duration_s=duration)
+        for clip, label in clips_to_time(args, Path(tmp)):
             for concurrency in args.concurrency:
-                measure(clip, duration, concurrency, url, server, args, tmp, ideal, arrivals)
+                measure(clip, label, concurrency, url, server, args, tmp, ideal, arrivals)
+
+
+def clips_to_time(args: Any, folder: Path) -> list[tuple[Path, str]]:
+    """(video, its label in the rows): the ``--clips`` given, each named by its file, or one
+    forged clip per ``--durations``, named by its length."""
+    if args.clips:
+        for video in args.clips:
+            if not video.is_file():
+                raise SystemExit(f"graph_latency.py: no such video: {video}")
+        return [(video, video.name) for video in args.clips]
+    forged = []
+    for duration in args.durations:
+        clip = folder / f"clip_{duration:g}s.mp4"
+        forge_clip(clip, seed=1, failures=[], duration_s=duration)
+        forged.append((clip, f"{duration:g}s"))
+    return forged
 
 
 def measure(
     clip: Path,
-    duration: float,
+    label: str,
     concurrency: int,
     url: str,
     server: StandIn,
@@ -319,7 +344,7 @@ def measure(
     for row, runs in walls.items():
         wall = statistics.median(runs)
         print(
-            f"{row:>9s} {duration:>5g}s {concurrency:>5d} {calls[row]:>6d} "
+            f"{row:>9s} {label:>6s} {concurrency:>5d} {calls[row]:>6d} "
             f"{wall:>7.2f} {wall / ideal:>11.2f} {min(runs):>7.2f}-{max(runs):.2f}",
             flush=True,
         )
@@ -327,7 +352,7 @@ def measure(
         over = [a - b for a, b in zip(walls[row], walls["floor"], strict=True)]
         middle, low, high = median_interval(over)
         print(
-            f"{row:>9s} {duration:>5g}s over the floor, median of {len(over)} rounds: "
+            f"{row:>9s} {label:>6s} over the floor, median of {len(over)} rounds: "
             f"{middle:+.2f} s (95% interval of the median {low:+.2f} to {high:+.2f}; "
             f"rounds {min(over):+.2f} to {max(over):+.2f})",
             flush=True,
@@ -336,7 +361,7 @@ def measure(
         paired = [a - b for a, b in zip(walls["cli"], walls[row], strict=True)]
         middle, low, high = median_interval(paired)
         print(
-            f"{'cli':>9s} {duration:>5g}s minus {row}, median of {len(paired)} paired rounds: "
+            f"{'cli':>9s} {label:>6s} minus {row}, median of {len(paired)} paired rounds: "
             f"{middle:+.2f} s (95% interval of the median {low:+.2f} to {high:+.2f})",
             flush=True,
         )
@@ -348,7 +373,7 @@ def measure(
         ]
         gaps = " ".join(f"+{m:.0f}" for m in medians[1:-1])
         print(
-            f"{row:>9s} {duration:>5g}s ms: first request {medians[0]:.0f}, each stage's "
+            f"{row:>9s} {label:>6s} ms: first request {medians[0]:.0f}, each stage's "
             f"last request after the last reply before it {gaps}, end +{medians[-1]:.0f}",
             flush=True,
         )
@@ -358,7 +383,7 @@ def measure(
             cpu = statistics.median(used for _, used in busy[row])
             share = statistics.median(used / (cores * at) for at, used in busy[row])
             print(
-                f"{row:>9s} {duration:>5g}s CPU by the router's request (the floor's third): "
+                f"{row:>9s} {label:>6s} CPU by the router's request (the floor's third): "
                 f"{cpu:.2f} s in its first {elapsed:.2f} s, {share:.0%} of {cores} cores "
                 "(the command and its child processes)",
                 flush=True,

@@ -221,3 +221,19 @@ def test_a_median_comes_with_the_interval_its_rounds_allow():
     assert median_interval(rounds * 4)[2] - median_interval(rounds * 4)[1] < high - low
     with pytest.raises(ValueError, match="no rounds"):
         median_interval([])
+
+
+def test_real_videos_are_timed_under_their_names_and_forged_clips_under_their_lengths(
+    tmp_path: Path,
+):
+    from types import SimpleNamespace
+
+    bench = _bench()
+    video = tmp_path / "drawer_1080p.mp4"
+    video.write_bytes(b"")  # named, not read: the bench times whatever gaze makes of it
+    given = bench.clips_to_time(SimpleNamespace(clips=[video], durations=[8]), tmp_path)
+    assert given == [(video, "drawer_1080p.mp4")]
+    forged = bench.clips_to_time(SimpleNamespace(clips=None, durations=[1.5]), tmp_path)
+    assert [label for _, label in forged] == ["1.5s"] and forged[0][0].stat().st_size > 0
+    with pytest.raises(SystemExit, match="no such video"):
+        bench.clips_to_time(SimpleNamespace(clips=[tmp_path / "gone.mp4"], durations=[]), tmp_path)
