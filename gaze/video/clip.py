@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from gaze.errors import GazeInputError
-from gaze.video.frames import analysis_size, encode_jpeg, fitted_size, resize_max_side
+from gaze.video.frames import analysis_size, encode_jpeg, fitted_size
 from gaze.video.grid import window_grid
 from gaze.video.paths import check_video_path
 from gaze.video.spill import BlobStore, Frames, FrameStore
@@ -198,7 +198,7 @@ def _decode(
                     "frames were downscaled for analysis"
                 )
                 flags.append("downscaled")
-            initial = resize_max_side(picture.bgr(), settings.max_side)
+            initial = picture.bgr_within(settings.max_side)
             thumb_size = analysis_size(
                 *fitted_size(width, height, BLUR_MEASURE_SIDE),
                 settings.analysis_short_side,
@@ -211,7 +211,7 @@ def _decode(
             if encode:
                 handed.before_sample(t)
                 jpegs[index] = encode_jpeg(
-                    resize_max_side(picture.bgr(), settings.max_side), settings.jpeg_quality
+                    picture.bgr_within(settings.max_side), settings.jpeg_quality
                 )
                 handed.sample(index, t)
         if want_analysis:

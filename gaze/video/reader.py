@@ -49,12 +49,19 @@ chroma terms cancel in BT.601 grey), so thresholds on grey differences keep thei
 
 class Converters:
     """One stream's colour converters. A frame's own ``reformat`` builds a new FFmpeg scaling
-    context every call (0.3 ms, more than converting a 320x240 frame); one per kind of
-    conversion, kept for the stream, reuses its context."""
+    context every call (0.3 ms, more than converting a 320x240 frame); one per output size,
+    kept for the stream, reuses its context (the analysis frames and the frames sent to models
+    are scaled to two sizes, frame after frame)."""
 
     def __init__(self) -> None:
         self.whole = VideoReformatter()
-        self.shrunk = VideoReformatter()
+        self._scaled: dict[tuple[int, int], VideoReformatter] = {}
+
+    def scaled(self, size: tuple[int, int]) -> VideoReformatter:
+        """The converter that scales to ``size`` (width, height)."""
+        if size not in self._scaled:
+            self._scaled[size] = VideoReformatter()
+        return self._scaled[size]
 
 
 class Picture:
@@ -76,11 +83,14 @@ class Picture:
     def bgr_within(self, max_side: int) -> np.ndarray:
         """The frame as BGR with its longest side at most ``max_side``: scaled and converted in
         one step (area averaging) rather than converted whole and then shrunk, and the same way
-        for every frame (measures compare frames)."""
+        for every frame (measures compare frames). A 1080x1920 frame brought to 768 took 1.9
+        ms so, against 12 ms converted whole, halved (``cv2.pyrDown``) and then shrunk, and it
+        is the closer of the two to an exact area average of the whole frame (46 dB PSNR to
+        ``cv2.resize(..., INTER_AREA)`` of it, against 32-35 dB for any factor above 2)."""
         size = fitted_size(self.width, self.height, max_side)
         if size == (self.width, self.height):
             return self.bgr()
-        scaled = self._converters.shrunk.reformat(
+        scaled = self._converters.scaled(size).reformat(
             self._frame, width=size[0], height=size[1], format="bgr24", interpolation="AREA"
         )
         return scaled.to_ndarray()
