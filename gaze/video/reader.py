@@ -65,12 +65,14 @@ class Converters:
 
 
 class Picture:
-    """One decoded frame: grey samples from its luma plane, BGR on demand (converted once)."""
+    """One decoded frame: grey samples from its luma plane, BGR on demand (converted once per
+    size: a clip's first frame is both its initial frame and a sampled one)."""
 
     def __init__(self, frame: av.VideoFrame, converters: Converters | None = None) -> None:
         self._frame = frame
         self._converters = converters or Converters()
         self._bgr: np.ndarray | None = None
+        self._scaled: dict[tuple[int, int], np.ndarray] = {}
         self.width, self.height = frame.width, frame.height
 
     def bgr(self) -> np.ndarray:
@@ -90,10 +92,12 @@ class Picture:
         size = fitted_size(self.width, self.height, max_side)
         if size == (self.width, self.height):
             return self.bgr()
-        scaled = self._converters.scaled(size).reformat(
-            self._frame, width=size[0], height=size[1], format="bgr24", interpolation="AREA"
-        )
-        return scaled.to_ndarray()
+        if size not in self._scaled:
+            scaled = self._converters.scaled(size).reformat(
+                self._frame, width=size[0], height=size[1], format="bgr24", interpolation="AREA"
+            )
+            self._scaled[size] = scaled.to_ndarray()
+        return self._scaled[size]
 
     def grey_sample(self, step: int) -> np.ndarray:
         """Grey levels (0-255) at every ``step``-th pixel both ways, as a contiguous array."""

@@ -64,3 +64,14 @@ def test_claims_and_times(clip):
     assert all(t is not None for t in times)
     assert times[0] == pytest.approx(0.0, abs=1e-3)
     assert all(b > a for a, b in zip(times, times[1:], strict=False))
+
+
+def test_a_frame_is_scaled_once_per_size(clip):
+    with VideoReader(clip) as reader:
+        for _, picture in reader.pictures():
+            small = picture.bgr_within(160)
+            assert picture.bgr_within(160) is small  # the initial frame and its JPEG share it
+            assert picture.bgr_within(100).shape[1::-1] == fitted_size(
+                picture.width, picture.height, 100
+            )
+            break
