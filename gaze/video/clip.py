@@ -35,6 +35,12 @@ MAX_SANE_FPS = 1000.0
 FALLBACK_FPS = 30.0
 PTS_PRECISION_S = 0.001
 """Resolution of the coarsest container timestamps (Matroska's whole milliseconds)."""
+DECODE_AHEAD = 4
+"""Pictures decoded ahead of the one being scaled, encoded and measured (``VideoReader.pictures``):
+FFmpeg's frame threads keep decoding meanwhile instead of waiting for the next packet. On a
+31 s 1620x1080 clip, ``open_clip`` took 1.49 s against 1.77 s (medians of 6 processes each),
+and its whole command ended 0.23 s sooner; on 320x240 clips nothing changed. 2 to 16 ahead
+were alike."""
 BLUR_MEASURE_SIDE = 320
 
 WindowSink = Callable[["Window", dict[int, bytes], bytes | None], None]
@@ -174,7 +180,7 @@ def _decode(
     index = -1
     capped = False
 
-    for pts, picture in reader.pictures():
+    for pts, picture in reader.pictures(ahead=DECODE_AHEAD):
         index += 1
         t = frame_time(pts, index, fps, pts_times[-1] if pts_times else None)
         pts_times.append(t)

@@ -21,6 +21,7 @@ import numpy as np
 from av.video.reformatter import VideoReformatter
 
 from gaze.errors import GazeInputError
+from gaze.video.ahead import Ahead
 from gaze.video.frames import fitted_size
 
 # FFmpeg's own messages (a damaged packet, a missing reference) would interleave with gaze's
@@ -133,8 +134,11 @@ class VideoReader:
             raise _unopenable(self.path)
         self._stream = streams[0]
         self._stream.thread_type = "AUTO"  # frame threads, as many as the CPUs this process may use
+        self._ahead: Ahead[tuple[float | None, Picture]] | None = None
 
     def close(self) -> None:
+        if self._ahead is not None:  # its thread may be in the container: stop it first
+            self._ahead.close()
         self._container.close()
 
     def __enter__(self) -> VideoReader:
@@ -170,9 +174,21 @@ class VideoReader:
         """The codec's FFmpeg name (h264, vp9, mjpeg): clearer in a report than a container tag."""
         return str(self._stream.codec_context.name)
 
-    def pictures(self) -> Iterator[tuple[float | None, Picture]]:
+    def pictures(self, ahead: int = 0) -> Iterator[tuple[float | None, Picture]]:
         """(presentation time in seconds from the stream's start, or None; the picture), in
-        presentation order."""
+        presentation order. With ``ahead``, decoding runs in a thread of its own, up to that
+        many pictures ahead of the caller (``gaze.video.ahead``): for a caller that does work
+        on every picture it takes, not for one that stops after a few."""
+        if ahead <= 0:
+            yield from self._decoded()
+            return
+        self._ahead = decoding = Ahead(self._decoded(), ahead, name="gaze-decode")
+        try:
+            yield from decoding
+        finally:
+            decoding.close()
+
+    def _decoded(self) -> Iterator[tuple[float | None, Picture]]:
         stream = self._stream
         start = stream.start_time or 0
         base: Fraction | None = stream.time_base

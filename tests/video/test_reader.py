@@ -1,6 +1,7 @@
 """Reading frames: grey levels from the luma plane match the converted picture's, in every pixel
 format the decoders hand out, and shrunk frames have the sizes and colours of the whole frame."""
 
+import threading
 from pathlib import Path
 
 import cv2
@@ -75,3 +76,21 @@ def test_a_frame_is_scaled_once_per_size(clip):
                 picture.width, picture.height, 100
             )
             break
+
+
+def test_pictures_decoded_ahead_are_the_pictures_decoded_in_turn(clip):
+    def frames(ahead: int) -> list[tuple[float | None, bytes]]:
+        with VideoReader(clip) as reader:
+            return [(t, p.bgr().tobytes()) for t, p in reader.pictures(ahead=ahead)]
+
+    in_turn = frames(0)
+    assert len(in_turn) == 80
+    assert frames(4) == in_turn
+
+
+def test_a_reader_closed_while_decoding_ahead_stops_its_thread_first(clip):
+    reader = VideoReader(clip)
+    pictures = reader.pictures(ahead=2)
+    next(pictures)  # the thread is decoding in the container now
+    reader.close()  # stops the thread before closing the container (no crash, no stray thread)
+    assert not any(t.name == "gaze-decode" for t in threading.enumerate())
