@@ -7,7 +7,7 @@
 Every call takes ``latency`` seconds and is answered with small valid outputs (each specialist
 proposes one hypothesis so the critic runs too). The critical path is five calls (grounding ->
 observe -> router -> specialist -> critic) whatever the clip length; the figure of merit is
-wall / (critical-path calls x latency), target <= 1.3. Three routes:
+wall / (critical-path calls x latency), target <= 1.3. The routes:
 
 - ``inprocess``: ``gaze.adiagnose`` with the scripted backbone (the graph alone);
 - ``http``: ``gaze.adiagnose`` with the real openai SDK and a stand-in server on 127.0.0.1 that
@@ -17,7 +17,12 @@ wall / (critical-path calls x latency), target <= 1.3. Three routes:
 - ``floor``: the least any Python command using the openai SDK can do against the same server:
   a new process that imports the SDK, builds its client, makes the five calls one after the
   other with a one-line prompt, and ends without the interpreter's teardown (as ``gaze`` does).
-  ``cli`` over ``floor`` is what gaze itself adds to a whole command.
+  ``cli`` over ``floor`` is what gaze itself adds to a whole command;
+- ``decoding``: that floor with the clip decoded in full (PyAV, no conversion) beside its first
+  call, and its second call made once the decoding is done too (``bench.floors``): the least a
+  command that looks at every frame before its second stage can do. Where a large clip's
+  decoding outlasts the first call, this floor is the machine's limit, and ``cli`` over it is
+  what gaze adds to FFmpeg's own work.
 
 The clips are forged (320x240, 10 fps, one per ``--durations``) unless ``--clips`` names real
 videos, whose rows carry their file names: a change that helps the small forged clip can cost
@@ -64,6 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.standin, t
 import numpy as np  # noqa: E402
 
 from bench.command_cpu import RunningCommand  # noqa: E402
+from bench.floors import FLOOR_SCHEMA, floor_argv  # noqa: E402
 from gaze.api import adiagnose  # noqa: E402
 from gaze.bench.forge import forge_clip  # noqa: E402
 from gaze.metrics.bootstrap import percentile_interval  # noqa: E402
@@ -73,7 +79,7 @@ from gaze.settings.context import GazeContext  # noqa: E402
 from tests.standin import Reply, StandIn, chat_reply  # noqa: E402
 
 CRITICAL_PATH_CALLS = 5
-ROUTES = ("inprocess", "http", "cli", "floor")
+ROUTES = ("inprocess", "http", "cli", "floor", "decoding")
 ROUTER_STAGE = 2
 """The router's stage among a command's stages (grounding, observers, router, ...); the floor's
 third call stands for it."""
@@ -199,31 +205,6 @@ def whole_command(
     return wall
 
 
-FLOOR_SCRIPT = """
-import asyncio, os, sys
-import openai
-
-async def main(url, calls, instruction):
-    client = openai.AsyncOpenAI(api_key="floor", base_url=url, max_retries=0)
-    schema = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
-    for _ in range(calls):
-        await client.chat.completions.create(
-            model="bench",
-            messages=[{"role": "user", "content": instruction}],
-            response_format={
-                "type": "json_schema",
-                "json_schema": {"name": "Floor", "schema": schema, "strict": True},
-            },
-        )
-
-asyncio.run(main(sys.argv[1], int(sys.argv[2]), sys.argv[3]))
-sys.stdout.flush()
-os._exit(0)
-"""
-FLOOR_SCHEMA = "Floor"
-"""The schema name of the floor's calls (``FLOOR_SCRIPT``)."""
-
-
 def timed_run(argv: list[str], **popen: Any) -> subprocess.CompletedProcess[str]:
     """``subprocess.run`` with the process known to ``RUNNING`` while it runs."""
     with subprocess.Popen(
@@ -237,14 +218,16 @@ def timed_run(argv: list[str], **popen: Any) -> subprocess.CompletedProcess[str]
     return subprocess.CompletedProcess(argv, process.returncode, out, err)
 
 
-def sdk_floor(url: str) -> float:
-    """Wall seconds of the least command that makes the critical path's calls with the SDK."""
-    argv = [sys.executable, "-c", FLOOR_SCRIPT, url, str(CRITICAL_PATH_CALLS), INSTRUCTION]
+def sdk_floor(url: str, clip: Path | None = None) -> float:
+    """Wall seconds of the least command that makes the critical path's calls with the SDK
+    (``bench.floors``), decoding ``clip`` in full before its second call when given one."""
+    argv = floor_argv(url, CRITICAL_PATH_CALLS, INSTRUCTION, clip)
     started = time.perf_counter()
     done = timed_run(argv)
     wall = time.perf_counter() - started
     if done.returncode != 0:
-        raise SystemExit(f"the SDK floor script failed: {done.stderr.strip()[-400:]}")
+        what = "decoding floor" if clip is not None else "SDK floor"
+        raise SystemExit(f"the {what} script failed: {done.stderr.strip()[-400:]}")
     return wall
 
 
@@ -348,11 +331,15 @@ def measure(
             f"{wall:>7.2f} {wall / ideal:>11.2f} {min(runs):>7.2f}-{max(runs):.2f}",
             flush=True,
         )
-    for row in (r for r in rows if r.startswith("cli") and "floor" in rows):
-        over = [a - b for a, b in zip(walls[row], walls["floor"], strict=True)]
+    margins = [(r, floor) for floor in ("floor", "decoding") if floor in rows for r in rows]
+    for row, floor in margins:
+        if not (row.startswith("cli") or (row, floor) == ("decoding", "floor")):
+            continue
+        over = [a - b for a, b in zip(walls[row], walls[floor], strict=True)]
         middle, low, high = median_interval(over)
+        name = "the floor" if floor == "floor" else "the decoding floor"
         print(
-            f"{row:>9s} {label:>6s} over the floor, median of {len(over)} rounds: "
+            f"{row:>9s} {label:>6s} over {name}, median of {len(over)} rounds: "
             f"{middle:+.2f} s (95% interval of the median {low:+.2f} to {high:+.2f}; "
             f"rounds {min(over):+.2f} to {max(over):+.2f})",
             flush=True,
@@ -365,7 +352,7 @@ def measure(
             f"{middle:+.2f} s (95% interval of the median {low:+.2f} to {high:+.2f})",
             flush=True,
         )
-    for row in (r for r in rows if args.hops and rows[r][0] in ("cli", "floor")):
+    for row in (r for r in rows if args.hops and rows[r][0] in ("cli", "floor", "decoding")):
         if len({len(h) for h in spent[row]}) != 1:
             continue  # a round whose stages did not come apart: no per-stage median
         medians = [
@@ -471,6 +458,8 @@ def run_once(
         wall = asyncio.run(over_http(clip, url, concurrency))
     elif via == "floor":
         wall = sdk_floor(url)
+    elif via == "decoding":
+        wall = sdk_floor(url, clip)
     else:
         wall = whole_command(clip, url, concurrency, Path(tmp) / "r.json", checkout)
     return wall, len(server.seen) - before

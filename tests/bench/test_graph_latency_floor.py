@@ -237,3 +237,36 @@ def test_real_videos_are_timed_under_their_names_and_forged_clips_under_their_le
     assert [label for _, label in forged] == ["1.5s"] and forged[0][0].stat().st_size > 0
     with pytest.raises(SystemExit, match="no such video"):
         bench.clips_to_time(SimpleNamespace(clips=[tmp_path / "gone.mp4"], durations=[]), tmp_path)
+
+
+def test_the_decoding_floor_decodes_every_frame_before_its_second_call(tmp_path: Path):
+    from bench.floors import floor_argv
+    from gaze.bench.forge import forge_clip
+    from gaze.video.reader import VideoReader
+
+    bench = _bench()
+    clip = tmp_path / "c.mp4"
+    forge_clip(clip, seed=3, failures=[])
+    served = bench.served(DELAY_S)
+    arrivals: list[float] = []
+
+    def respond(body: Any) -> Reply:
+        arrivals.append(time.time())
+        return served(body)
+
+    with StandIn(responder=respond) as server:
+        url = server.url + "/v1"
+        argv = floor_argv(url, bench.CRITICAL_PATH_CALLS, "put the block on the plate", clip)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=True)
+        frames, decoded_at = done.stdout.split()
+        with VideoReader(clip) as reader:
+            assert int(frames) == sum(1 for _ in reader.pictures()) > 0  # every frame
+        assert len(arrivals) == bench.CRITICAL_PATH_CALLS
+        assert arrivals[0] < arrivals[1] and float(decoded_at) <= arrivals[1]
+        assert bench.sdk_floor(url, clip) > 0
+        arrivals.clear()
+        gone = subprocess.run(
+            floor_argv(url, 5, "x", tmp_path / "gone.mp4"), capture_output=True, text=True
+        )
+        assert gone.returncode == 2 and "cannot decode" in gone.stderr
+        assert len(arrivals) <= 1  # never a second call without the decoding
