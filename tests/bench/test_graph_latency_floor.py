@@ -8,6 +8,7 @@ import importlib.util
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,15 +28,22 @@ def _bench() -> Any:
     return module
 
 
-def test_the_floor_command_makes_the_five_calls_one_after_another():
-    bench = _bench()
+def _recording(bench: Any) -> tuple[Callable[[Any], Reply], list[float]]:
+    """The bench's replies after ``DELAY_S``, and the wall-clock time each request arrived (a
+    command's own clock can be compared with it)."""
     served = bench.served(DELAY_S)
     arrivals: list[float] = []
 
     def respond(body: Any) -> Reply:
-        arrivals.append(time.monotonic())
+        arrivals.append(time.time())
         return served(body)
 
+    return respond, arrivals
+
+
+def test_the_floor_command_makes_the_five_calls_one_after_another():
+    bench = _bench()
+    respond, arrivals = _recording(bench)
     with StandIn(responder=respond) as server:
         bench.sdk_floor(server.url + "/v1")
     chats = [s for s in server.seen if s.path.endswith("/chat/completions")]
@@ -247,13 +255,7 @@ def test_the_decoding_floor_decodes_every_frame_before_its_second_call(tmp_path:
     bench = _bench()
     clip = tmp_path / "c.mp4"
     forge_clip(clip, seed=3, failures=[])
-    served = bench.served(DELAY_S)
-    arrivals: list[float] = []
-
-    def respond(body: Any) -> Reply:
-        arrivals.append(time.time())
-        return served(body)
-
+    respond, arrivals = _recording(bench)
     with StandIn(responder=respond) as server:
         url = server.url + "/v1"
         argv = floor_argv(url, bench.CRITICAL_PATH_CALLS, "put the block on the plate", clip)
