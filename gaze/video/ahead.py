@@ -28,8 +28,10 @@ class _Raised:
 class Ahead(Generic[T]):
     """Iterates ``items`` in a thread, at most ``depth`` items ahead of the reader; the reader
     gets the same items in the same order, and whatever ``items`` raised, at the point it was
-    raised. ``close`` (also when the reader stops early, or drops the iterator) stops the thread
-    and waits for it: what ``items`` reads from (a container, a decoder) may be closed after."""
+    raised. A reader that stops early calls ``close``, which stops the thread and waits for it:
+    what ``items`` reads from (a container, a decoder) may be closed after. The thread holds the
+    iterator while it runs, so dropping it unclosed would not stop the thread
+    (``VideoReader.pictures`` closes it in a ``finally``)."""
 
     def __init__(self, items: Iterator[T], depth: int, name: str = "gaze-ahead") -> None:
         if depth < 1:
@@ -95,7 +97,3 @@ class Ahead(Generic[T]):
         self._stop.set()
         if self._started:
             self._thread.join()
-
-    def __del__(self) -> None:
-        if hasattr(self, "_thread"):  # not when __init__ refused its arguments
-            self.close()

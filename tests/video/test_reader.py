@@ -88,6 +88,14 @@ def test_pictures_decoded_ahead_are_the_pictures_decoded_in_turn(clip):
     assert frames(4) == in_turn
 
 
+def test_a_caller_that_stops_early_stops_decoding_ahead(clip):
+    with VideoReader(clip) as reader:
+        for index, _ in enumerate(reader.pictures(ahead=2)):
+            if index == 3:
+                break  # the generator goes with the loop, and closes its thread
+        assert not any(t.name == "gaze-decode" for t in threading.enumerate())
+
+
 def test_a_reader_closed_while_decoding_ahead_stops_its_thread_first(clip):
     reader = VideoReader(clip)
     pictures = reader.pictures(ahead=2)
